@@ -1,0 +1,177 @@
+"""AES for bitsliced words, as straight-line Programs: the algorithm, stated once.
+
+Encryption is fully fixsliced (Adomnicai-Peyrin): ShiftRows is never applied to the
+state; round i uses MixColumns conjugated by SR^(i mod 4) and round key SR^-(i mod 4)(k_i);
+one SR^2 resynchronises AES-128/256 before the last round. Decryption runs plain
+bitsliced inverse rounds. In both, the S-box constant 0x63 lives in round keys 1..Nr
+(the circuits' XNORs are emitted as XOR), which is legal because MixColumns, its inverse
+and ShiftRows map a state of equal bytes to itself.
+"""
+
+from __future__ import annotations
+
+from .. import reference
+from ..ir import Builder, Memory, Program, eliminate_dead_code
+from .bitsliced import Layout
+from .circuits import Circuit
+
+# slices (bits) of the S-box constant 0x63
+_SBOX_CONSTANT_SLICES = tuple(k for k in range(8) if (0x63 >> k) & 1)
+
+ENCRYPT_ALGORITHMS = ("fixslice",)
+DECRYPT_ALGORITHMS = ("bitslice",)
+
+
+def rounds(key_bits: int) -> int:
+    return reference.rounds_for(key_bits)
+
+
+def schedule_words(key_bits: int) -> int:
+    """Words of packed round keys: 8 slices per round key."""
+    return 8 * (rounds(key_bits) + 1)
+
+
+def key_expansion(key_bits: int, sbox: Circuit) -> Program:
+    """FIPS-197 key expansion on 32-bit column words (byte r of a word at bits 8r).
+    SubWord runs the S-box circuit on four bytes at once: plane k = bit k of each
+    byte, so no table and no secret-dependent index."""
+    nk, nr = key_bits // 32, rounds(key_bits)
+    prog = Program(f"aes{key_bits}_key_expansion", 32, (
+        Memory("key", "bytes", key_bits // 8, False),
+        Memory("rkb", "bytes", 16 * (nr + 1), True),
+    ))
+    bld = Builder(prog)
+    w = [bld.ld("key", 4 * i, 32, hint=f"w{i}") for i in range(nk)]
+    for i, word in enumerate(w):
+        bld.st("rkb", 4 * i, 32, word)
+    rcon = 1
+    for i in range(nk, 4 * (nr + 1)):
+        t = w[i - 1]
+        if i % nk == 0:
+            bld.note(f"w{i}: SubWord(RotWord(w{i - 1})) ^ rcon {rcon:#04x}")
+            t = _sub_word(bld, bld.ror(t, 8, hint=f"rot{i}"), sbox, f"sw{i}_")
+            t = bld.xor(t, rcon, hint=f"rc{i}")
+            rcon = reference.gf_mul(rcon, 2)
+        elif nk > 6 and i % nk == 4:
+            bld.note(f"w{i}: SubWord(w{i - 1})")
+            t = _sub_word(bld, t, sbox, f"sw{i}_")
+        w.append(bld.xor(w[i - nk], t, hint=f"w{i}"))
+        bld.st("rkb", 4 * i, 32, w[i])
+    eliminate_dead_code(prog)
+    return prog
+
+
+def _sub_word(bld: Builder, x: str, sbox: Circuit, hint: str) -> str:
+    planes = [bld.and_(bld.shr(x, k, hint=f"{hint}p{k}_"), 0x01010101, hint=f"{hint}p{k}_")
+              for k in range(8)]
+    out = sbox.apply(bld, planes, hint=hint)
+    acc = None
+    for k in range(8):
+        part = bld.shl(out[k], k, hint=f"{hint}m{k}_")
+        acc = part if acc is None else bld.or_(acc, part, hint=f"{hint}m{k}_")
+    return bld.xor(acc, 0x63636363, hint=f"{hint}s")   # the circuit leaves the constant out
+
+
+def key_frame(algorithm: str, i: int, nr: int) -> int:
+    """The ShiftRows power applied to round key i by the key schedule."""
+    if algorithm == "fixslice" and 1 <= i <= nr - 1:
+        return -(i % 4)
+    return 0
+
+
+def pack_round_keys(layout: Layout, key_bits: int, algorithm: str) -> Program:
+    """Broadcast each 16-byte round key into every lane, move it into the frame the
+    rounds expect, fold in the S-box constant (keys 1..Nr) and store 8 slices per key."""
+    nr = rounds(key_bits)
+    prog = Program(f"aes{key_bits}_{algorithm}{layout.word_bits}_pack_keys", layout.word_bits, (
+        Memory("rkb", "bytes", 16 * (nr + 1), False),
+        Memory("rk", "words", schedule_words(key_bits), True),
+    ))
+    bld = Builder(prog)
+    for i in range(nr + 1):
+        e = key_frame(algorithm, i, nr)
+        bld.note(f"round key {i}" + (f": ShiftRows^{e}" if e else "") + (", constant 0x63 folded in" if i else ""))
+        bld.prefix = f"k{i}_"
+        s = layout.pack(bld, "rkb", 16 * i, broadcast=True)
+        if e:
+            s = [layout.shift_rows(bld, s[k], e) for k in range(8)]
+        if i:
+            s = [bld.not_(s[k], hint=f"n{k}") if k in _SBOX_CONSTANT_SLICES else s[k] for k in range(8)]
+        for k in range(8):
+            bld.stw("rk", 8 * i + k, s[k])
+    bld.prefix = ""
+    eliminate_dead_code(prog)
+    return prog
+
+
+def _core_program(layout: Layout, key_bits: int, name: str) -> tuple[Program, Builder]:
+    B = layout.blocks
+    prog = Program(name, layout.word_bits, (
+        Memory("rk", "words", schedule_words(key_bits), False),
+        Memory("in", "bytes", 16 * B, False),
+        Memory("out", "bytes", 16 * B, True),
+    ))
+    return prog, Builder(prog)
+
+
+def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit) -> Program:
+    """Encrypt B blocks from `in` to `out` (all loads come before any store, so in == out is fine)."""
+    nr = rounds(key_bits)
+    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_encrypt_fixslice{layout.word_bits}")
+    bld.note("pack the blocks into bit slices")
+    bld.prefix = "in_"
+    s = layout.pack(bld, "in")
+    bld.prefix = ""
+    s = layout.add_round_key(bld, s, "rk", 0)
+    for i in range(1, nr):
+        e = i % 4
+        bld.note(f"round {i}: SubBytes, MixColumns in frame {e}, AddRoundKey")
+        bld.prefix = f"r{i}_"
+        s = sbox.apply(bld, s)
+        s = layout.mix_columns(bld, s, e)
+        bld.prefix = ""
+        s = layout.add_round_key(bld, s, "rk", i)
+    bld.prefix = f"r{nr}_"
+    if nr % 4 == 2:
+        bld.note(f"round {nr}: ShiftRows^2 back to the true frame, SubBytes, AddRoundKey")
+        s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+    else:
+        bld.note(f"round {nr}: SubBytes, AddRoundKey (frame {nr % 4} is the true frame)")
+    s = sbox.apply(bld, s)
+    bld.prefix = ""
+    s = layout.add_round_key(bld, s, "rk", nr)
+    bld.note("unpack the slices into blocks")
+    bld.prefix = "out_"
+    layout.unpack(bld, s, "out")
+    eliminate_dead_code(prog)
+    return prog
+
+
+def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
+    """Decrypt B blocks with the straight inverse cipher: AddRoundKey, InvMixColumns,
+    InvShiftRows, InvSubBytes per round, on plain (frame 0) round keys."""
+    nr = rounds(key_bits)
+    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_bitslice{layout.word_bits}")
+    bld.note("pack the blocks into bit slices")
+    bld.prefix = "in_"
+    s = layout.pack(bld, "in")
+    bld.prefix = ""
+    for i in range(nr, 0, -1):
+        if i < nr:
+            s = layout.add_round_key(bld, s, "rk", i)
+            bld.note(f"round {i}: InvMixColumns, InvShiftRows, InvSubBytes")
+            bld.prefix = f"r{i}_"
+            s = layout.inv_mix_columns(bld, s, 0)
+        else:
+            s = layout.add_round_key(bld, s, "rk", i)
+            bld.note(f"round {i}: InvShiftRows, InvSubBytes")
+            bld.prefix = f"r{i}_"
+        s = [layout.shift_rows(bld, s[k], -1) for k in range(8)]
+        s = inv_sbox.apply(bld, s)
+        bld.prefix = ""
+    s = layout.add_round_key(bld, s, "rk", 0)
+    bld.note("unpack the slices into blocks")
+    bld.prefix = "out_"
+    layout.unpack(bld, s, "out")
+    eliminate_dead_code(prog)
+    return prog

@@ -1,0 +1,124 @@
+"""Emitter `c_bitsliced`: portable constant-time C11 over 32- or 64-bit words.
+
+No intrinsics and no assembly: fixsliced encryption and bitsliced inverse-round
+decryption, each fully unrolled per key size, with a table-free key schedule. Each
+variant's programs are executed by the model before the file is rendered.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from ..algorithm import aes, circuits
+from ..algorithm.bitsliced import Layout
+from ..ir import Program
+from ..model import verify_block_cipher
+from ..targets import Field, Target, one_of
+from ..variants import Variant
+from . import c
+
+KEY_BITS = (128, 192, 256)
+WORD_BITS = (32, 64)
+MODEL_TRIALS = 4   # random keys per variant, besides the FIPS-197 key
+
+
+@dataclass(frozen=True)
+class Built:
+    variant: Variant
+    layout: Layout
+    key_programs: tuple[Program, ...]   # expansion (32-bit), then round-key packing
+    core: Program
+
+
+class CBitslicedEmitter:
+    name = "c_bitsliced"
+    template = "portable/variant.c.j2"
+    parameters = ("algorithm", "word_bits", "blocks")
+    cpu_features: tuple[str, ...] = ()
+    schema = {
+        "variants": {
+            "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
+            "word_bits": Field(list, item=int, check=one_of(WORD_BITS, "word width for emitter 'c_bitsliced'")),
+            "encrypt": Field(list, item=str, check=one_of(aes.ENCRYPT_ALGORITHMS, "encryption algorithm")),
+            "decrypt": Field(list, item=str, check=one_of(aes.DECRYPT_ALGORITHMS, "decryption algorithm")),
+        },
+        "circuits": {
+            "sbox": Field(str, check=one_of(circuits.FORWARD, "S-box circuit")),
+            "inv_sbox": Field(str, check=one_of(circuits.INVERSE, "inverse S-box circuit")),
+        },
+    }
+
+    def validate(self, target: Target) -> None:
+        for key in ("sbox", "inv_sbox"):
+            try:
+                circuits.load(target.sections["circuits"][key])
+            except circuits.CircuitError as e:
+                raise target.error(f"circuits.{key}", str(e)) from None
+
+    def variants(self, target: Target) -> list[Variant]:
+        spec = target.sections["variants"]
+        out = []
+        for word_bits in spec["word_bits"]:
+            for key_bits in spec["key_bits"]:
+                for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):
+                    for preference, algorithm in enumerate(algorithms):
+                        params = (("algorithm", algorithm), ("word_bits", word_bits),
+                                  ("blocks", word_bits // 16))
+                        out.append(Variant(target, key_bits, direction, f"{algorithm}{word_bits}",
+                                           params, target.rank + preference))
+        return out
+
+    def output(self, variant: Variant) -> str:
+        return f"{variant.target.ident}/{variant.name}.c"
+
+    def build(self, variant: Variant) -> Built:
+        t = variant.target.sections["circuits"]
+        sbox, inv_sbox = circuits.load(t["sbox"]), circuits.load(t["inv_sbox"])
+        layout = Layout(variant.param("word_bits"))
+        algorithm = variant.param("algorithm")
+        key_programs = (aes.key_expansion(variant.key_bits, sbox),
+                        aes.pack_round_keys(layout, variant.key_bits, algorithm))
+        if variant.direction == "enc":
+            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox)
+        else:
+            core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
+        return Built(variant, layout, key_programs, core)
+
+    def verify(self, built: Built) -> str:
+        """Execute the programs in the model; returns the line the header quotes."""
+        v = built.variant
+        seed = zlib.crc32(v.name.encode())
+        verify_block_cipher(v.name, v.key_bits, v.direction, built.key_programs, built.core,
+                            built.layout.blocks, MODEL_TRIALS, seed)
+        return (f"the model ran these exact operations on the FIPS-197 key and {MODEL_TRIALS} random keys "
+                f"(seed {seed:#010x}), {built.layout.blocks} blocks each, against the reference AES")
+
+    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
+        v = built.variant
+        expand, pack_keys = built.key_programs
+        word = c.word_type(built.layout.word_bits)
+        core_ops = built.core.alu_count()
+        t = v.target.sections["circuits"]
+        summary = [
+            f"S-box circuit {t['sbox']} and inverse {t['inv_sbox']} (circuits in generator/aesgen/algorithm/circuits/),",
+            "emitted with the 0x63 constant folded into round keys 1..Nr.",
+            f"Core: {core_ops} logic operations per {built.layout.blocks}-block batch "
+            f"({core_ops / (16 * built.layout.blocks):.1f} per byte), "
+            f"{built.core.count('ld', 'ldw')} loads, {built.core.count('st')} stores.",
+            f"Key set-up: {expand.alu_count()} operations of expansion, {pack_keys.alu_count()} of packing.",
+            f"Verified: {verified}.",
+        ]
+        facts = {
+            "name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
+            "direction": 0 if v.direction == "enc" else 1, "word_bits": built.layout.word_bits,
+            "blocks": built.layout.blocks, "rank": v.rank,
+            "schedule_words": aes.schedule_words(v.key_bits),
+            "expanded_bytes": expand.memory("rkb").length,
+        }
+        text = renderer.render(self.template, variant=v, summary=summary, context={
+            "v": facts, "word": word,
+            "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
+            "core": c.statements(built.core),
+        })
+        return [(self.output(v), text)]

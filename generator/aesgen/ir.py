@@ -1,0 +1,220 @@
+"""Straight-line programs: the one representation every backend's code passes through.
+
+A Program is a list of Ops over named values of one word width, plus named memory
+operands (byte buffers and word arrays). Values are single-assignment: each name is
+written once, so emitters can declare them `const` and the model can execute them
+without aliasing questions. Operands are value names (str) or immediates (int).
+
+The model (`model.py`) executes Programs; emitters (`emit/`) print them. Anything a
+backend emits is first built here, so it is first executed here.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+
+# opcode -> (number of operands, writes a value?)
+OPCODES = {
+    "xor": (2, True),
+    "and": (2, True),
+    "or": (2, True),
+    "andn": (2, True),   # a & ~b
+    "not": (1, True),
+    "mov": (1, True),
+    "ror": (2, True),    # rotate right by an immediate
+    "shl": (2, True),    # shift left by an immediate
+    "shr": (2, True),    # logical shift right by an immediate
+    "ld": (3, True),     # ld mem, byte_offset, bits: little-endian load, zero-extended
+    "st": (4, False),    # st mem, byte_offset, bits, value: little-endian store of the low bits
+    "ldw": (2, True),    # ldw mem, index: element of a word array
+    "stw": (3, False),   # stw mem, index, value
+    "note": (1, False),  # a comment carried to the output; no effect
+}
+
+ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ror", "shl", "shr"})
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Op:
+    code: str
+    dst: str | None
+    args: tuple
+
+    def __str__(self) -> str:
+        rhs = ", ".join(str(a) for a in self.args)
+        return f"{self.dst} = {self.code} {rhs}" if self.dst else f"{self.code} {rhs}"
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A memory operand: `bytes` (uint8_t buffer) or `words` (array of program words)."""
+    name: str
+    kind: str
+    length: int          # bytes for kind == "bytes", elements for kind == "words"
+    writable: bool
+
+
+@dataclass
+class Program:
+    name: str
+    bits: int
+    memories: tuple[Memory, ...]
+    ops: list[Op] = field(default_factory=list)
+
+    def memory(self, name: str) -> Memory:
+        for m in self.memories:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def alu_count(self) -> int:
+        return sum(1 for op in self.ops if op.code in ALU_OPS)
+
+    def count(self, *codes: str) -> int:
+        return sum(1 for op in self.ops if op.code in codes)
+
+
+class ProgramError(Exception):
+    pass
+
+
+def check(program: Program) -> None:
+    """Structural checks: known opcodes, single assignment, defined-before-use,
+    in-bounds constant memory offsets, writable stores."""
+    mask = (1 << program.bits) - 1
+    defined: set[str] = set()
+    mems = {m.name: m for m in program.memories}
+    for i, op in enumerate(program.ops):
+        where = f"{program.name}: op {i} ({op})"
+        if op.code not in OPCODES:
+            raise ProgramError(f"{where}: unknown opcode")
+        nargs, writes = OPCODES[op.code]
+        if len(op.args) != nargs:
+            raise ProgramError(f"{where}: expects {nargs} operands")
+        if writes != (op.dst is not None):
+            raise ProgramError(f"{where}: destination mismatch")
+        if op.code == "note":
+            continue
+        values = _value_operands(op)
+        for a in values:
+            if isinstance(a, str) and a not in defined:
+                raise ProgramError(f"{where}: '{a}' used before it is defined")
+            if isinstance(a, int) and not 0 <= a <= mask:
+                raise ProgramError(f"{where}: immediate out of range")
+        if op.code in ("ror", "shl", "shr") and not 0 < op.args[1] < program.bits:
+            raise ProgramError(f"{where}: shift amount out of range")
+        if op.code in ("ld", "st", "ldw", "stw"):
+            mem = mems.get(op.args[0])
+            if mem is None:
+                raise ProgramError(f"{where}: unknown memory '{op.args[0]}'")
+            if op.code in ("ld", "st"):
+                if mem.kind != "bytes":
+                    raise ProgramError(f"{where}: byte access to word memory")
+                bits = op.args[2]
+                if bits not in (8, 16, 32, 64) or bits > program.bits:
+                    raise ProgramError(f"{where}: bad access width")
+                if not 0 <= op.args[1] <= mem.length - bits // 8:
+                    raise ProgramError(f"{where}: offset out of bounds")
+            else:
+                if mem.kind != "words":
+                    raise ProgramError(f"{where}: word access to byte memory")
+                if not 0 <= op.args[1] < mem.length:
+                    raise ProgramError(f"{where}: index out of bounds")
+            if op.code in ("st", "stw") and not mem.writable:
+                raise ProgramError(f"{where}: store to read-only memory")
+        if op.dst is not None:
+            if not _NAME.match(op.dst) or keyword.iskeyword(op.dst):
+                raise ProgramError(f"{where}: bad value name")
+            if op.dst in defined:
+                raise ProgramError(f"{where}: '{op.dst}' assigned twice")
+            defined.add(op.dst)
+
+
+def _value_operands(op: Op) -> tuple:
+    """Operands that are values or immediates (not memory names, offsets or widths)."""
+    if op.code in ("ld", "ldw"):
+        return ()
+    if op.code == "st":
+        return (op.args[3],)
+    if op.code == "stw":
+        return (op.args[2],)
+    if op.code in ("ror", "shl", "shr"):
+        return (op.args[0],)
+    return op.args
+
+
+def eliminate_dead_code(program: Program) -> None:
+    """Drop ops whose values are never used (stores and notes are roots)."""
+    live: set[str] = set()
+    kept = []
+    for op in reversed(program.ops):
+        if op.dst is None or op.dst in live:
+            kept.append(op)
+            live.update(a for a in _value_operands(op) if isinstance(a, str))
+    program.ops = list(reversed(kept))
+
+
+class Builder:
+    """Appends ops to a Program, handing out fresh single-assignment names."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self._used: dict[str, int] = {}
+        self.prefix = ""
+
+    def fresh(self, hint: str) -> str:
+        base = f"{self.prefix}{hint}"
+        n = self._used.get(base, 0)
+        self._used[base] = n + 1
+        return base if n == 0 else f"{base}_{n}"
+
+    def _emit(self, code: str, args: tuple, hint: str) -> str:
+        dst = self.fresh(hint)
+        self.program.ops.append(Op(code, dst, args))
+        return dst
+
+    def note(self, text: str) -> None:
+        self.program.ops.append(Op("note", None, (text,)))
+
+    def xor(self, a, b, hint="t"):
+        return self._emit("xor", (a, b), hint)
+
+    def and_(self, a, b, hint="t"):
+        return self._emit("and", (a, b), hint)
+
+    def or_(self, a, b, hint="t"):
+        return self._emit("or", (a, b), hint)
+
+    def andn(self, a, b, hint="t"):
+        return self._emit("andn", (a, b), hint)
+
+    def not_(self, a, hint="t"):
+        return self._emit("not", (a,), hint)
+
+    def mov(self, a, hint="t"):
+        return self._emit("mov", (a,), hint)
+
+    def ror(self, a, n, hint="t"):
+        n %= self.program.bits
+        return a if n == 0 else self._emit("ror", (a, n), hint)
+
+    def shl(self, a, n, hint="t"):
+        return a if n == 0 else self._emit("shl", (a, n), hint)
+
+    def shr(self, a, n, hint="t"):
+        return a if n == 0 else self._emit("shr", (a, n), hint)
+
+    def ld(self, mem, offset, bits, hint="t"):
+        return self._emit("ld", (mem, offset, bits), hint)
+
+    def st(self, mem, offset, bits, value):
+        self.program.ops.append(Op("st", None, (mem, offset, bits, value)))
+
+    def ldw(self, mem, index, hint="t"):
+        return self._emit("ldw", (mem, index), hint)
+
+    def stw(self, mem, index, value):
+        self.program.ops.append(Op("stw", None, (mem, index, value)))

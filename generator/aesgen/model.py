@@ -1,0 +1,119 @@
+"""The model: executes Programs exactly as emitted and checks them against the reference AES.
+
+Every op has one Python meaning here. The emitters print the same ops, so a variant
+that passes here computes AES as long as each emitter's printing of each op is right,
+which the C and assembly tests check on real hardware (or, for SPARC, on the
+disassembled bytes).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import MutableMapping, Sequence
+
+from . import reference
+from .ir import Program, check
+
+
+class ModelError(Exception):
+    """An emitted operation sequence disagrees with the reference AES."""
+
+
+def _load(buf, offset: int, nbytes: int) -> int:
+    return int.from_bytes(bytes(buf[offset:offset + nbytes]), "little")
+
+
+def _store(buf, offset: int, nbytes: int, value: int) -> None:
+    buf[offset:offset + nbytes] = (value & ((1 << (8 * nbytes)) - 1)).to_bytes(nbytes, "little")
+
+
+def execute(program: Program, memories: MutableMapping[str, object]) -> None:
+    """Run `program` on `memories` (name -> bytearray for byte memories, list of ints
+    for word memories). Stores write into those objects."""
+    check(program)
+    bits = program.bits
+    mask = (1 << bits) - 1
+    v: dict[str, int] = {}
+
+    def val(a) -> int:
+        return v[a] if isinstance(a, str) else a
+
+    for op in program.ops:
+        c, a = op.code, op.args
+        if c == "xor":
+            r = val(a[0]) ^ val(a[1])
+        elif c == "and":
+            r = val(a[0]) & val(a[1])
+        elif c == "or":
+            r = val(a[0]) | val(a[1])
+        elif c == "andn":
+            r = val(a[0]) & ~val(a[1]) & mask
+        elif c == "not":
+            r = ~val(a[0]) & mask
+        elif c == "mov":
+            r = val(a[0])
+        elif c == "ror":
+            x, n = val(a[0]), a[1]
+            r = ((x >> n) | (x << (bits - n))) & mask
+        elif c == "shl":
+            r = (val(a[0]) << a[1]) & mask
+        elif c == "shr":
+            r = val(a[0]) >> a[1]
+        elif c == "ld":
+            r = _load(memories[a[0]], a[1], a[2] // 8)
+        elif c == "ldw":
+            r = memories[a[0]][a[1]] & mask
+        elif c == "st":
+            _store(memories[a[0]], a[1], a[2] // 8, val(a[3]))
+            continue
+        elif c == "stw":
+            memories[a[0]][a[1]] = val(a[2]) & mask
+            continue
+        elif c == "note":
+            continue
+        else:  # check() rejects unknown opcodes; this is unreachable
+            raise ModelError(f"{program.name}: no meaning for opcode {c}")
+        v[op.dst] = r
+
+
+def expect_equal(what: str, got: bytes, want: bytes) -> None:
+    if got != want:
+        raise ModelError(f"{what}: model gives {got.hex()}, reference AES gives {want.hex()}")
+
+
+# FIPS-197 appendix C: key 00 01 .. 1f (truncated to the key size), this plaintext.
+FIPS197_PLAINTEXT = bytes.fromhex("00112233445566778899aabbccddeeff")
+
+
+def _allocate(programs: Sequence[Program], memories: dict) -> None:
+    for p in programs:
+        for m in p.memories:
+            if m.name not in memories:
+                memories[m.name] = bytearray(m.length) if m.kind == "bytes" else [0] * m.length
+
+
+def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program],
+                        core: Program, blocks: int, trials: int, seed: int) -> None:
+    """Run key set-up programs (memory `key` in, round keys out) and then the core
+    (`in` -> `out`, `blocks` blocks) for the FIPS-197 key and `trials` random keys and
+    blocks; raise ModelError on the first disagreement with the reference AES."""
+    rng = random.Random(seed)
+    cipher = reference.encrypt_block if direction == "enc" else reference.decrypt_block
+    for trial in range(trials + 1):
+        if trial == 0:
+            key = bytes(range(key_bits // 8))
+            data = FIPS197_PLAINTEXT * blocks
+        else:
+            key = rng.randbytes(key_bits // 8)
+            data = rng.randbytes(16 * blocks)
+        mem: dict = {"key": bytearray(key)}
+        _allocate(key_programs, mem)
+        for p in key_programs:
+            execute(p, mem)
+        _allocate([core], mem)
+        mem["in"][:] = data
+        execute(core, mem)
+        for b in range(blocks):
+            block = data[16 * b:16 * b + 16]
+            expect_equal(f"{name}: key {key.hex()}, block {b} ({block.hex()})",
+                         bytes(mem["out"][16 * b:16 * b + 16]), cipher(key, block))

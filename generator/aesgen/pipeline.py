@@ -1,0 +1,95 @@
+"""targets -> variants -> programs -> model -> rendered files.
+
+Everything is computed and verified in memory before the first byte is written, so a
+bad target, template or operation sequence leaves the output folder untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .emit import EMITTERS
+from .render import Renderer
+from .targets import Target, load_targets
+from .variants import Variant, select
+
+ROOT = Path(__file__).resolve().parents[2]
+AGGREGATES = ("registry.c", "sources.cmake", "README.md")
+
+
+@dataclass(frozen=True)
+class Paths:
+    targets: Path = ROOT / "generator" / "targets"
+    templates: Path = ROOT / "templates"
+    out: Path = ROOT / "generated"
+    root: Path = ROOT
+
+
+class SelectionError(Exception):
+    pass
+
+
+def load(paths: Paths) -> tuple[list[Target], list[Variant]]:
+    targets = load_targets(paths.targets, paths.root, EMITTERS)
+    variants = []
+    for t in targets:
+        variants += EMITTERS[t.emitter].variants(t)
+    variants.sort(key=lambda v: v.name)
+    names = [v.name for v in variants]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise SelectionError(f"two targets produce the same variant name: {', '.join(dupes)}")
+    return targets, variants
+
+
+def select_variants(variants: list[Variant], patterns: list[str] | None) -> list[Variant]:
+    chosen = select(variants, patterns)
+    if patterns and not chosen:
+        raise SelectionError(f"no variant matches {' '.join(patterns)} (see `list`)")
+    return chosen
+
+
+def output_path(variant: Variant) -> str:
+    return EMITTERS[variant.target.emitter].output(variant)
+
+
+def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=None) -> dict[str, str]:
+    """Build, verify and render the selected variants plus the aggregate files (which
+    always describe every variant)."""
+    targets, variants = load(paths)
+    chosen = select_variants(variants, patterns)
+    renderer = Renderer(paths.templates, paths.root)
+    outputs: dict[str, str] = {}
+    for i, v in enumerate(chosen):
+        if progress:
+            progress(f"[{i + 1}/{len(chosen)}] {v.name}")
+        emitter = EMITTERS[v.target.emitter]
+        built = emitter.build(v)
+        verified = emitter.verify(built)
+        for rel, text in emitter.render(built, renderer, verified):
+            outputs[rel] = text
+    backends = sorted({v.backend for v in variants})
+    context = {
+        "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "path": output_path(v),
+                      "describe": v.describe()} for v in variants],
+        "backends": backends,
+        "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
+    }
+    for name in AGGREGATES:
+        outputs[name] = renderer.render(f"{name}.j2", context=context)
+    return outputs
+
+
+def input_files(paths: Paths) -> list[Path]:
+    """Every file whose change should regenerate the output (for build-system DEPENDS)."""
+    files = sorted((ROOT / "generator" / "aesgen").rglob("*.py"))
+    files += sorted((ROOT / "generator" / "aesgen").rglob("*.slp"))
+    files += sorted(paths.templates.rglob("*.j2"))
+    files += sorted(paths.targets.glob("*.toml"))
+    return files
+
+
+def output_files(paths: Paths) -> list[str]:
+    _, variants = load(paths)
+    return sorted([output_path(v) for v in variants] + list(AGGREGATES))

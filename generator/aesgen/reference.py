@@ -1,0 +1,121 @@
+"""Byte-wise reference AES (FIPS-197): the oracle every emitted sequence is checked against.
+
+Written for clarity, not speed. The S-box is computed from its definition (inverse in
+GF(2^8) followed by the affine map), not copied from a table, so it is an independent
+check of the circuits in `algorithm/circuits/`.
+"""
+
+from __future__ import annotations
+
+ROUNDS = {128: 10, 192: 12, 256: 14}
+
+
+def gf_mul(a: int, b: int) -> int:
+    """Multiply in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1."""
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a = ((a << 1) ^ 0x11B) if a & 0x80 else (a << 1)
+        b >>= 1
+    return r
+
+
+def _gf_inv(a: int) -> int:
+    if a == 0:
+        return 0
+    r = 1
+    for _ in range(254):  # a^254 = a^-1
+        r = gf_mul(r, a)
+    return r
+
+
+def _affine(x: int) -> int:
+    y = 0x63
+    for i in range(8):
+        bit = 0
+        for k in (0, 4, 5, 6, 7):
+            bit ^= (x >> ((i + k) % 8)) & 1
+        y ^= bit << i
+    return y
+
+
+SBOX = tuple(_affine(_gf_inv(x)) for x in range(256))
+INV_SBOX = tuple(SBOX.index(y) for y in range(256))
+
+
+def rounds_for(key_bits: int) -> int:
+    if key_bits not in ROUNDS:
+        raise ValueError(f"AES key size must be 128, 192 or 256 bits, not {key_bits}")
+    return ROUNDS[key_bits]
+
+
+def expand_key(key: bytes) -> list[bytes]:
+    """Round keys k_0..k_Nr, 16 bytes each (FIPS-197 section 5.2)."""
+    nk = len(key) // 4
+    nr = rounds_for(len(key) * 8)
+    words = [list(key[4 * i:4 * i + 4]) for i in range(nk)]
+    rcon = 1
+    for i in range(nk, 4 * (nr + 1)):
+        t = list(words[i - 1])
+        if i % nk == 0:
+            t = [SBOX[b] for b in t[1:] + t[:1]]
+            t[0] ^= rcon
+            rcon = gf_mul(rcon, 2)
+        elif nk > 6 and i % nk == 4:
+            t = [SBOX[b] for b in t]
+        words.append([a ^ b for a, b in zip(words[i - nk], t)])
+    return [bytes(sum(words[4 * r:4 * r + 4], [])) for r in range(nr + 1)]
+
+
+# State: 16 bytes in FIPS-197 order, byte index = 4*column + row.
+
+def sub_bytes(s: bytes) -> bytes:
+    return bytes(SBOX[b] for b in s)
+
+
+def inv_sub_bytes(s: bytes) -> bytes:
+    return bytes(INV_SBOX[b] for b in s)
+
+
+def shift_rows(s: bytes, e: int = 1) -> bytes:
+    """ShiftRows^e: row r rotates left by e*r columns (negative e shifts right)."""
+    return bytes(s[4 * ((c + e * r) % 4) + r] for c in range(4) for r in range(4))
+
+
+def mix_column_bytes(col, coeffs) -> list[int]:
+    return [
+        gf_mul(coeffs[0], col[r]) ^ gf_mul(coeffs[1], col[(r + 1) % 4])
+        ^ gf_mul(coeffs[2], col[(r + 2) % 4]) ^ gf_mul(coeffs[3], col[(r + 3) % 4])
+        for r in range(4)
+    ]
+
+
+def mix_columns(s: bytes, inverse: bool = False) -> bytes:
+    coeffs = (14, 11, 13, 9) if inverse else (2, 3, 1, 1)
+    out = []
+    for c in range(4):
+        out += mix_column_bytes(s[4 * c:4 * c + 4], coeffs)
+    return bytes(out)
+
+
+def xor(a: bytes, b: bytes) -> bytes:
+    return bytes(x ^ y for x, y in zip(a, b))
+
+
+def encrypt_block(key: bytes, block: bytes) -> bytes:
+    rk = expand_key(key)
+    nr = len(rk) - 1
+    s = xor(block, rk[0])
+    for i in range(1, nr):
+        s = xor(mix_columns(shift_rows(sub_bytes(s))), rk[i])
+    return xor(shift_rows(sub_bytes(s)), rk[nr])
+
+
+def decrypt_block(key: bytes, block: bytes) -> bytes:
+    rk = expand_key(key)
+    nr = len(rk) - 1
+    s = inv_sub_bytes(shift_rows(xor(block, rk[nr]), -1))
+    for i in range(nr - 1, 0, -1):
+        s = inv_sub_bytes(shift_rows(mix_columns(xor(s, rk[i]), inverse=True), -1))
+    return xor(s, rk[0])

@@ -1,0 +1,55 @@
+"""Variants: one generated unit (one key size, one direction, one way of computing it).
+
+The canonical procedural name says what before the double underscore and how after it:
+    aes<key_bits>_<enc|dec>__<target>_<how>
+e.g. aes128_enc__portable_fixslice64. The same string is the C descriptor symbol
+(prefixed `aesgen_`), the file stem, the registry entry and the --filter key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from .targets import Target
+
+DIRECTIONS = ("enc", "dec")
+
+
+@dataclass(frozen=True)
+class Variant:
+    target: Target
+    key_bits: int
+    direction: str
+    how: str                               # e.g. "fixslice64"
+    params: tuple[tuple[str, object], ...]  # emitter parameters, in a stable order
+    rank: int
+
+    @property
+    def name(self) -> str:
+        return f"aes{self.key_bits}_{self.direction}__{self.target.ident}_{self.how}"
+
+    @property
+    def symbol(self) -> str:
+        return f"aesgen_{self.name}"
+
+    @property
+    def backend(self) -> str:
+        return self.target.backend_pattern.format(**dict(self.params))
+
+    def param(self, key: str):
+        return dict(self.params)[key]
+
+    def describe(self) -> str:
+        """Every parameter on one line, for headers and `list`."""
+        fields = [f"key_bits={self.key_bits}", f"direction={self.direction}"]
+        fields += [f"{k}={v}" for k, v in self.params]
+        fields += [f"target={self.target.name}", f"backend={self.backend}", f"rank={self.rank}"]
+        return " ".join(fields)
+
+
+def select(variants: list[Variant], patterns: list[str] | None) -> list[Variant]:
+    """Variants whose names match any of the glob patterns (all when none are given)."""
+    if not patterns:
+        return list(variants)
+    return [v for v in variants if any(fnmatch.fnmatchcase(v.name, p) for p in patterns)]

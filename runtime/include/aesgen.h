@@ -1,0 +1,145 @@
+/*
+ * aesgen.h -- the public API of the aesgen runtime library.
+ *
+ * AES-128/192/256 in ECB, CBC and CTR (SP 800-38A) over generated, fully
+ * unrolled backends, chosen once per process from what the CPU supports.
+ *
+ * Conventions
+ *  - Every function that can fail returns an aesgen_status (0 = success,
+ *    negative = error). On error nothing is written: no output byte, no IV,
+ *    no counter, no context field changes.
+ *  - Buffers may have any alignment. `out == in` (in place) works; buffers
+ *    that overlap in any other way are rejected with AESGEN_ERR_OVERLAP.
+ *  - A pointer may be NULL only where its length is 0.
+ *  - An initialised aesgen_ctx is read-only: any number of threads may use
+ *    one context at the same time. An aesgen_ctr stream is written by every
+ *    call and belongs to one thread at a time.
+ *  - Nothing here branches on, or indexes memory with, key or data bytes.
+ */
+#ifndef AESGEN_H
+#define AESGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(AESGEN_SHARED_BUILD)
+#define AESGEN_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define AESGEN_API __attribute__((visibility("default")))
+#else
+#define AESGEN_API
+#endif
+
+#define AESGEN_VERSION_MAJOR 0
+#define AESGEN_VERSION_MINOR 1
+#define AESGEN_VERSION_PATCH 0
+
+#define AESGEN_BLOCK_SIZE 16
+
+/* Status codes. */
+typedef enum aesgen_status {
+    AESGEN_OK = 0,
+    AESGEN_ERR_NULL = -1,       /* a required pointer is NULL */
+    AESGEN_ERR_KEY_LENGTH = -2, /* key length is not 16, 24 or 32 bytes */
+    AESGEN_ERR_LENGTH = -3,     /* ECB/CBC length not a multiple of 16, or the
+                                   buffer would wrap the address space */
+    AESGEN_ERR_OVERLAP = -4,    /* in and out overlap without being equal */
+    AESGEN_ERR_CONTEXT = -5,    /* context or stream not initialised (or wiped) */
+    AESGEN_ERR_BACKEND = -6     /* backend name unknown, or not usable on this CPU
+                                   (also returned by aesgen_init when the
+                                   AESGEN_BACKEND environment variable names one) */
+} aesgen_status;
+
+typedef enum aesgen_direction {
+    AESGEN_ENCRYPT = 0,
+    AESGEN_DECRYPT = 1
+} aesgen_direction;
+
+/* A key context: round keys for both directions plus the variants that
+ * serve them. Opaque; its size is part of the ABI. */
+#define AESGEN_CTX_BYTES 2176
+typedef struct aesgen_ctx {
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+    _Alignas(64)
+#endif
+    uint64_t opaque[AESGEN_CTX_BYTES / 8];
+} aesgen_ctx;
+
+/* A CTR stream: the 128-bit big-endian counter block of SP 800-38A and the
+ * unused rest of the current keystream block, so that a call may end in the
+ * middle of a block and the next call continues the keystream. */
+typedef struct aesgen_ctr {
+    uint8_t counter[16];   /* the next counter block to encrypt */
+    uint8_t keystream[16]; /* keystream of the previous counter block */
+    uint32_t used;         /* bytes of keystream[] already consumed (0..16) */
+    uint32_t magic;        /* set by aesgen_ctr_init */
+} aesgen_ctr;
+
+/* Key set-up for both directions. key_len is 16, 24 or 32. */
+AESGEN_API int aesgen_init(aesgen_ctx *ctx, const uint8_t *key, size_t key_len);
+
+/* Erase a context (or any stream) so that no key material remains. The
+ * stores cannot be optimised away. A wiped context must be re-initialised. */
+AESGEN_API void aesgen_wipe(aesgen_ctx *ctx);
+AESGEN_API void aesgen_ctr_wipe(aesgen_ctr *ctr);
+AESGEN_API void aesgen_memwipe(void *p, size_t len);
+
+/* ECB of whole blocks: len must be a multiple of 16. */
+AESGEN_API int aesgen_ecb_encrypt(const aesgen_ctx *ctx, uint8_t *out,
+                                  const uint8_t *in, size_t len);
+AESGEN_API int aesgen_ecb_decrypt(const aesgen_ctx *ctx, uint8_t *out,
+                                  const uint8_t *in, size_t len);
+
+/* CBC of whole blocks: len must be a multiple of 16. iv[16] is updated to
+ * the last ciphertext block, so consecutive calls chain like one call. */
+AESGEN_API int aesgen_cbc_encrypt(const aesgen_ctx *ctx, uint8_t iv[16],
+                                  uint8_t *out, const uint8_t *in, size_t len);
+AESGEN_API int aesgen_cbc_decrypt(const aesgen_ctx *ctx, uint8_t iv[16],
+                                  uint8_t *out, const uint8_t *in, size_t len);
+
+/* CTR (SP 800-38A): the whole 16-byte counter block is one big-endian
+ * 128-bit integer, incremented by one per block and wrapping from 2^128-1
+ * to 0. Any byte length; encryption and decryption are the same call. */
+AESGEN_API int aesgen_ctr_init(aesgen_ctr *ctr, const uint8_t counter[16]);
+AESGEN_API int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr,
+                                uint8_t *out, const uint8_t *in, size_t len);
+
+/* Backends: named families of generated variants ("portable64", ...).
+ * aesgen_backend_name returns NULL past the end. */
+AESGEN_API size_t aesgen_backend_count(void);
+AESGEN_API const char *aesgen_backend_name(size_t index);
+/* 1 if the backend exists and this CPU can run it, 0 if it exists but
+ * cannot run here, AESGEN_ERR_BACKEND if no backend has that name. */
+AESGEN_API int aesgen_backend_supported(const char *name);
+
+/* Force every later aesgen_init in this process onto one backend (tests,
+ * benchmarks). NULL returns to automatic choice. Contexts already set up
+ * keep their variants. The AESGEN_BACKEND environment variable does the
+ * same for a whole process; a call to this function overrides it. */
+AESGEN_API int aesgen_force_backend(const char *name);
+
+/* The variant aesgen_init would pick now for a key size (128, 192, 256) and
+ * direction, e.g. "aes128_enc__portable_fixslice64", and its backend name.
+ * NULL for an invalid key size or direction, or if the forced backend
+ * cannot serve it. */
+AESGEN_API const char *aesgen_selected_variant(unsigned key_bits,
+                                               aesgen_direction dir);
+AESGEN_API const char *aesgen_selected_backend(unsigned key_bits,
+                                               aesgen_direction dir);
+
+/* The variant serving an initialised context (NULL if not initialised). */
+AESGEN_API const char *aesgen_ctx_variant(const aesgen_ctx *ctx,
+                                          aesgen_direction dir);
+
+AESGEN_API const char *aesgen_status_string(int status);
+AESGEN_API const char *aesgen_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AESGEN_H */

@@ -1,0 +1,58 @@
+/*
+ * aesgen_bytes.h -- byte-order-independent loads and stores, the CTR counter
+ * increment, and wiping, for the runtime and the generated sources.
+ */
+#ifndef AESGEN_BYTES_H
+#define AESGEN_BYTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aesgen.h"
+
+#if defined(__GNUC__)
+#define AESGEN_NOINLINE __attribute__((noinline))
+#else
+#define AESGEN_NOINLINE
+#endif
+
+/* Compilers turn these into single (unaligned) loads and stores where the
+ * target allows it; written bytewise they are correct on any alignment and
+ * either byte order. */
+static inline uint32_t aesgen_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void aesgen_store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint64_t aesgen_load_le64(const uint8_t *p)
+{
+    return (uint64_t)aesgen_load_le32(p) | (uint64_t)aesgen_load_le32(p + 4) << 32;
+}
+
+static inline void aesgen_store_le64(uint8_t *p, uint64_t v)
+{
+    aesgen_store_le32(p, (uint32_t)v);
+    aesgen_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* counter += 1 as a 128-bit big-endian integer, wrapping at 2^128; no
+ * branch on the counter's value. */
+static inline void aesgen_ctr_increment(uint8_t counter[16])
+{
+    unsigned carry = 1;
+    for (int i = 15; i >= 0; i--) {
+        carry += counter[i];
+        counter[i] = (uint8_t)carry;
+        carry >>= 8;
+    }
+}
+
+#endif /* AESGEN_BYTES_H */

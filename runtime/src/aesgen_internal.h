@@ -1,0 +1,26 @@
+/*
+ * aesgen_internal.h -- library-internal functions, also used by the tests
+ * (which link the static library). Not exported from the shared library.
+ */
+#ifndef AESGEN_INTERNAL_H
+#define AESGEN_INTERNAL_H
+
+#include "aesgen.h"
+#include "aesgen_variant.h"
+
+/* The variant with this canonical name, or NULL. */
+const aesgen_variant *aesgen_find_variant(const char *name);
+
+/* 1 if this CPU (after any feature masking) can run the variant. */
+int aesgen_variant_usable(const aesgen_variant *v);
+
+/* Like aesgen_init, but with explicit variants for each direction; a NULL
+ * variant means "the one dispatch picks". Returns AESGEN_ERR_BACKEND when a
+ * variant has the wrong key size or direction, or cannot run on this CPU. */
+int aesgen_init_variants(aesgen_ctx *ctx, const uint8_t *key, size_t key_len,
+                         const aesgen_variant *enc, const aesgen_variant *dec);
+
+/* CPU features detected at run time (AESGEN_CPU_* bits). */
+uint32_t aesgen_cpu_features(void);
+
+#endif /* AESGEN_INTERNAL_H */

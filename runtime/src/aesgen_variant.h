@@ -1,0 +1,52 @@
+/*
+ * aesgen_variant.h -- the contract between generated variants and the runtime.
+ *
+ * Every generated source defines one `const aesgen_variant` descriptor (FFTW
+ * style: the descriptor sits next to the kernel) and the generated registry
+ * lists them all. A variant serves one key size and one direction; its
+ * functions take whole blocks and never fail: the runtime has already
+ * validated every argument.
+ */
+#ifndef AESGEN_VARIANT_H
+#define AESGEN_VARIANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CPU features a variant may require (bit mask). */
+enum {
+    AESGEN_CPU_NONE = 0
+};
+
+/* Largest round-key schedule any variant may use, in bytes. */
+#define AESGEN_MAX_SCHEDULE_BYTES 1024
+
+typedef struct aesgen_variant {
+    const char *name;      /* canonical procedural name, e.g. aes128_enc__portable_fixslice64 */
+    const char *backend;   /* family it belongs to, e.g. portable64 */
+    uint16_t key_bits;     /* 128, 192 or 256 */
+    uint8_t direction;     /* 0 encrypt, 1 decrypt */
+    uint8_t word_bits;     /* natural word of a software variant, 0 for hardware */
+    uint16_t batch_blocks; /* blocks one core call processes */
+    uint16_t rank;         /* dispatch preference: lower wins */
+    uint32_t features;     /* AESGEN_CPU_* bits required */
+    uint32_t schedule_bytes;
+
+    /* Writes the round keys of this direction (schedule_bytes, 64-byte aligned). */
+    void (*setkey)(void *rk, const uint8_t *key);
+    /* ECB over nblocks whole blocks (encrypt or decrypt by direction). */
+    void (*ecb)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
+    /* CBC over nblocks; iv is updated to the last ciphertext block. */
+    void (*cbc)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
+                uint8_t iv[16]);
+    /* CTR over nblocks whole blocks, counter advanced by nblocks (mod 2^128).
+     * Encryption variants only; NULL for decryption variants. */
+    void (*ctr)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
+                uint8_t counter[16]);
+} aesgen_variant;
+
+/* The generated registry: every variant built into this library. */
+extern const aesgen_variant *const aesgen_registry[];
+extern const size_t aesgen_registry_size;
+
+#endif /* AESGEN_VARIANT_H */

@@ -1,0 +1,195 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * dispatch.c -- choosing a variant per key size and direction.
+ *
+ * The generated registry lists every variant with a preference rank (lower
+ * wins). A variant is usable when the CPU has its features; a software
+ * variant wider than the native word is ranked after every native one, so a
+ * 32-bit machine prefers 32-bit slices. The environment and CPU features are
+ * read once, thread-safely; aesgen_force_backend may change the choice at
+ * any time and affects later aesgen_init calls only.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aesgen_internal.h"
+#include "dispatch.h"
+
+#define WIDER_THAN_NATIVE_PENALTY 10000u
+#define NATIVE_WORD_BITS (UINTPTR_MAX > 0xffffffffu ? 64u : 32u)
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static uint32_t cpu_features;
+static const char *env_backend;   /* canonical registry string, or NULL */
+static int env_status = AESGEN_OK;
+
+/* The forced backend: NULL until aesgen_force_backend is first called. */
+static _Atomic(const char *) forced_backend;
+static atomic_int forced_by_call;
+
+/* The registry's own string for a backend name (NULL if none). */
+static const char *canonical_backend(const char *name)
+{
+    for (size_t i = 0; i < aesgen_registry_size; i++)
+        if (strcmp(aesgen_registry[i]->backend, name) == 0)
+            return aesgen_registry[i]->backend;
+    return NULL;
+}
+
+static int usable_with(const aesgen_variant *v, uint32_t features)
+{
+    return (v->features & ~features) == 0;
+}
+
+static int backend_usable_with(const char *backend, uint32_t features)
+{
+    for (size_t i = 0; i < aesgen_registry_size; i++)
+        if (strcmp(aesgen_registry[i]->backend, backend) == 0 && usable_with(aesgen_registry[i], features))
+            return 1;
+    return 0;
+}
+
+static void init_dispatch(void)
+{
+    cpu_features = aesgen_detect_cpu_features();
+    const char *env = getenv("AESGEN_BACKEND");
+    if (env != NULL && env[0] != '\0') {
+        env_backend = canonical_backend(env);
+        if (env_backend == NULL || !backend_usable_with(env_backend, cpu_features))
+            env_status = AESGEN_ERR_BACKEND;
+    }
+}
+
+static void ensure_init(void)
+{
+    pthread_once(&init_once, init_dispatch);
+}
+
+uint32_t aesgen_cpu_features(void)
+{
+    ensure_init();
+    return cpu_features;
+}
+
+int aesgen_variant_usable(const aesgen_variant *v)
+{
+    return v != NULL && usable_with(v, aesgen_cpu_features());
+}
+
+static int backend_usable(const char *backend)
+{
+    return backend_usable_with(backend, aesgen_cpu_features());
+}
+
+const aesgen_variant *aesgen_find_variant(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < aesgen_registry_size; i++)
+        if (strcmp(aesgen_registry[i]->name, name) == 0)
+            return aesgen_registry[i];
+    return NULL;
+}
+
+int aesgen_dispatch_status(void)
+{
+    ensure_init();
+    if (atomic_load(&forced_by_call))
+        return AESGEN_OK;
+    return env_status;
+}
+
+static const char *active_backend(void)
+{
+    ensure_init();
+    if (atomic_load(&forced_by_call))
+        return atomic_load(&forced_backend);
+    return env_backend;
+}
+
+const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction)
+{
+    const char *backend = active_backend();
+    const aesgen_variant *best = NULL;
+    unsigned best_score = UINT32_MAX;
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const aesgen_variant *v = aesgen_registry[i];
+        if (v->key_bits != key_bits || v->direction != direction || !aesgen_variant_usable(v))
+            continue;
+        if (backend != NULL && strcmp(v->backend, backend) != 0)
+            continue;
+        unsigned score = v->rank + (v->word_bits > NATIVE_WORD_BITS ? WIDER_THAN_NATIVE_PENALTY : 0u);
+        if (score < best_score) {
+            best = v;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+int aesgen_force_backend(const char *name)
+{
+    const char *canon = NULL;
+    if (name != NULL) {
+        canon = canonical_backend(name);
+        if (canon == NULL || !backend_usable(canon))
+            return AESGEN_ERR_BACKEND;
+    }
+    ensure_init();
+    atomic_store(&forced_backend, canon);
+    atomic_store(&forced_by_call, 1);
+    return AESGEN_OK;
+}
+
+size_t aesgen_backend_count(void)
+{
+    size_t n = 0;
+    while (aesgen_backend_name(n) != NULL)
+        n++;
+    return n;
+}
+
+/* Backends in registry order, each once (at its first variant; the linker
+ * may or may not merge equal strings, so compare contents). */
+const char *aesgen_backend_name(size_t index)
+{
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const char *b = aesgen_registry[i]->backend;
+        size_t first = 0;
+        while (strcmp(aesgen_registry[first]->backend, b) != 0)
+            first++;
+        if (first == i && index-- == 0)
+            return b;
+    }
+    return NULL;
+}
+
+int aesgen_backend_supported(const char *name)
+{
+    if (name == NULL || canonical_backend(name) == NULL)
+        return AESGEN_ERR_BACKEND;
+    return backend_usable(name);
+}
+
+static const aesgen_variant *selected(unsigned key_bits, aesgen_direction dir)
+{
+    if ((key_bits != 128 && key_bits != 192 && key_bits != 256) ||
+        (dir != AESGEN_ENCRYPT && dir != AESGEN_DECRYPT) || aesgen_dispatch_status() != AESGEN_OK)
+        return NULL;
+    return aesgen_pick_variant(key_bits, (int)dir);
+}
+
+const char *aesgen_selected_variant(unsigned key_bits, aesgen_direction dir)
+{
+    const aesgen_variant *v = selected(key_bits, dir);
+    return v ? v->name : NULL;
+}
+
+const char *aesgen_selected_backend(unsigned key_bits, aesgen_direction dir)
+{
+    const aesgen_variant *v = selected(key_bits, dir);
+    return v ? v->backend : NULL;
+}

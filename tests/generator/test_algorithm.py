@@ -1,0 +1,132 @@
+"""Layout primitives against their index formulas, and the model against the reference."""
+
+import random
+import unittest
+
+from aesgen import reference
+from aesgen.algorithm import aes, circuits
+from aesgen.algorithm.bitsliced import Layout
+from aesgen.ir import Builder, Memory, Op, Program, ProgramError, check
+from aesgen.model import ModelError, execute, verify_block_cipher
+
+
+def run_slice_op(layout, fn, x):
+    """Apply a one-slice builder function to value x through the model."""
+    p = Program("t", layout.word_bits, (Memory("w", "words", 2, True),))
+    b = Builder(p)
+    b.stw("w", 1, fn(b, b.ldw("w", 0)))
+    mem = {"w": [x, 0]}
+    execute(p, mem)
+    return mem["w"][1]
+
+
+def permute_cells(layout, x, source):
+    """Reference: out(r, c) = in(source(r, c)) for every block bit."""
+    out = 0
+    for r in range(4):
+        for c in range(4):
+            sr, sc = source(r, c)
+            for b in range(layout.blocks):
+                if (x >> layout.position(sr % 4, sc % 4, b)) & 1:
+                    out |= 1 << layout.position(r, c, b)
+    return out
+
+
+class LayoutPrimitives(unittest.TestCase):
+    def test_rho_and_shift_rows_match_index_formulas(self):
+        rng = random.Random(1)
+        for bits in (32, 64):
+            layout = Layout(bits)
+            for _ in range(20):
+                x = rng.getrandbits(bits)
+                for dr in range(4):
+                    for dc in range(4):
+                        got = run_slice_op(layout, lambda b, v: layout.rho(b, v, dr, dc), x)
+                        self.assertEqual(got, permute_cells(layout, x, lambda r, c: (r + dr, c + dc)))
+                for e in range(-1, 4):
+                    got = run_slice_op(layout, lambda b, v: layout.shift_rows(b, v, e), x)
+                    self.assertEqual(got, permute_cells(layout, x, lambda r, c: (r, c + e * r)))
+
+    def test_pack_unpack_round_trip_and_layout(self):
+        for bits in (32, 64):
+            layout = Layout(bits)
+            n = 16 * layout.blocks
+            p = Program("t", bits, (Memory("in", "bytes", n, False), Memory("out", "bytes", n, True),
+                                    Memory("w", "words", 8, True)))
+            b = Builder(p)
+            s = layout.pack(b, "in")
+            for k in range(8):
+                b.stw("w", k, s[k])
+            layout.unpack(b, s, "out")
+            data = bytes(random.Random(bits).randbytes(n))
+            mem = {"in": bytearray(data), "out": bytearray(n), "w": [0] * 8}
+            execute(p, mem)
+            self.assertEqual(bytes(mem["out"]), data)
+            for blk in range(layout.blocks):
+                for r in range(4):
+                    for c in range(4):
+                        byte = data[16 * blk + 4 * c + r]
+                        for k in range(8):
+                            self.assertEqual((mem["w"][k] >> layout.position(r, c, blk)) & 1, (byte >> k) & 1)
+
+
+class Programs(unittest.TestCase):
+    SBOX = circuits.load("bp113")
+    INV = circuits.load("cmt121")
+
+    def programs(self, bits, key_bits, direction):
+        layout = Layout(bits)
+        alg = "fixslice" if direction == "enc" else "bitslice"
+        keys = (aes.key_expansion(key_bits, self.SBOX), aes.pack_round_keys(layout, key_bits, alg))
+        core = (aes.fixsliced_encrypt(layout, key_bits, self.SBOX) if direction == "enc"
+                else aes.bitsliced_decrypt(layout, key_bits, self.INV))
+        return layout, keys, core
+
+    def test_every_variant_agrees_with_reference(self):
+        for bits in (32, 64):
+            for key_bits in (128, 192, 256):
+                for direction in ("enc", "dec"):
+                    layout, keys, core = self.programs(bits, key_bits, direction)
+                    verify_block_cipher("t", key_bits, direction, keys, core, layout.blocks, 3, 7)
+
+    def test_key_expansion_matches_reference(self):
+        rng = random.Random(3)
+        for key_bits in (128, 192, 256):
+            key = rng.randbytes(key_bits // 8)
+            prog = aes.key_expansion(key_bits, self.SBOX)
+            mem = {"key": bytearray(key), "rkb": bytearray(16 * (aes.rounds(key_bits) + 1))}
+            execute(prog, mem)
+            self.assertEqual(bytes(mem["rkb"]), b"".join(reference.expand_key(key)))
+
+    def test_model_rejects_corrupted_sequences(self):
+        """Flip one operand, drop one op, swap an opcode: each must be caught."""
+        layout, keys, core = self.programs(64, 128, "enc")
+        i = next(i for i, op in enumerate(core.ops) if op.code == "and" and isinstance(op.args[1], str))
+        for mutate in (
+            lambda ops: ops.__setitem__(i, Op("or", ops[i].dst, ops[i].args)),          # wrong gate
+            lambda ops: ops.__setitem__(i, Op("and", ops[i].dst, (ops[i].args[1], ops[i].args[1]))),
+            lambda ops: ops.insert(len(ops) - 1, ops.pop(len(ops) - 2)),                  # reordered stores
+        ):
+            bad = Program(core.name, core.bits, core.memories, list(core.ops))
+            mutate(bad.ops)
+            with self.assertRaises((ModelError, ProgramError)):
+                verify_block_cipher("corrupt", 128, "enc", keys, bad, layout.blocks, 2, 11)
+
+    def test_structural_checks(self):
+        p = Program("t", 32, (Memory("m", "bytes", 4, False),))
+        p.ops = [Op("xor", "a", ("b", 1))]
+        with self.assertRaisesRegex(ProgramError, "used before it is defined"):
+            check(p)
+        p.ops = [Op("ld", "a", ("m", 2, 32))]
+        with self.assertRaisesRegex(ProgramError, "out of bounds"):
+            check(p)
+        p.ops = [Op("ld", "a", ("m", 0, 32)), Op("st", None, ("m", 0, 32, "a"))]
+        with self.assertRaisesRegex(ProgramError, "read-only"):
+            check(p)
+        p.ops = [Op("ld", "a", ("m", 0, 32)), Op("not", "a", ("a",))]
+        with self.assertRaisesRegex(ProgramError, "assigned twice"):
+            check(p)
+
+
+if __name__ == "__main__":
+    unittest.main()

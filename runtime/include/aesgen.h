@@ -82,8 +82,9 @@ typedef struct aesgen_ctr {
 /* Key set-up for both directions. key_len is 16, 24 or 32. */
 AESGEN_API int aesgen_init(aesgen_ctx *ctx, const uint8_t *key, size_t key_len);
 
-/* Erase a context (or any stream) so that no key material remains. The
- * stores cannot be optimised away. A wiped context must be re-initialised. */
+/* Erase a context, a stream or any buffer so that no key material remains;
+ * the stores cannot be optimised away. NULL is ignored. A wiped context or
+ * stream must be initialised again before use. */
 AESGEN_API void aesgen_wipe(aesgen_ctx *ctx);
 AESGEN_API void aesgen_ctr_wipe(aesgen_ctr *ctr);
 AESGEN_API void aesgen_memwipe(void *p, size_t len);

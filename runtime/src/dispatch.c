@@ -3,9 +3,9 @@
  * dispatch.c -- choosing a variant per key size and direction.
  *
  * The generated registry lists every variant with a preference rank (lower
- * wins). A variant is usable when the CPU has its features; a software
- * variant wider than the native word is ranked after every native one, so a
- * 32-bit machine prefers 32-bit slices. The environment and CPU features are
+ * wins). A variant is usable when the CPU has its features. Between equal
+ * ranks, a software variant on the native word wins, then a narrower one,
+ * then a wider one: 64-bit slices on x86-64, 32-bit slices on 32-bit ARM. The environment and CPU features are
  * read once, thread-safely; aesgen_force_backend may change the choice at
  * any time and affects later aesgen_init calls only.
  */
@@ -18,7 +18,6 @@
 #include "aesgen_internal.h"
 #include "dispatch.h"
 
-#define WIDER_THAN_NATIVE_PENALTY 10000u
 #define NATIVE_WORD_BITS (UINTPTR_MAX > 0xffffffffu ? 64u : 32u)
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -121,7 +120,9 @@ const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction)
             continue;
         if (backend != NULL && strcmp(v->backend, backend) != 0)
             continue;
-        unsigned score = v->rank + (v->word_bits > NATIVE_WORD_BITS ? WIDER_THAN_NATIVE_PENALTY : 0u);
+        unsigned width_fit = v->word_bits == 0 || v->word_bits == NATIVE_WORD_BITS ? 0u
+                             : v->word_bits < NATIVE_WORD_BITS ? 1u : 2u;
+        unsigned score = (unsigned)v->rank * 4u + width_fit;
         if (score < best_score) {
             best = v;
             best_score = score;

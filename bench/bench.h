@@ -1,0 +1,126 @@
+/*
+ * bench.h -- shared declarations of aesgen-bench (the benchmark program).
+ *
+ * The program measures "implementations" (rows): every aesgen backend,
+ * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process) and BearSSL
+ * ct64 when it was found at configure time, over the same operations,
+ * key sizes and message sizes.
+ */
+#ifndef AESGEN_BENCH_H
+#define AESGEN_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- operations ------------------------------------------------------ */
+
+enum bench_op {
+    OP_ECB_ENC = 0,
+    OP_ECB_DEC,
+    OP_CTR,
+    OP_CBC_DEC,
+    OP_CBC_ENC,
+    OP_COUNT
+};
+
+#define NKEYS 3 /* 128, 192, 256 */
+
+extern const char *const bench_op_name[OP_COUNT];    /* "ecb-enc", ... */
+extern const unsigned bench_key_bits[NKEYS];          /* 128, 192, 256 */
+
+int bench_op_is_decrypt(int op);
+int bench_op_from_name(const char *s); /* -1 if unknown */
+int bench_key_index(unsigned bits);    /* -1 if not 128/192/256 */
+
+/* ---- deterministic test data ----------------------------------------- */
+
+void bench_key(int k, uint8_t key[32]);                /* key bytes for key index k */
+void bench_fill(uint8_t *buf, size_t len);             /* canonical message bytes */
+uint64_t bench_fnv64(const uint8_t *p, size_t len);
+/* Copy a string, truncating to fit dst[n] (n > 0). */
+void bench_copy(char *dst, size_t n, const char *src);
+
+/* The IV / initial counter block a row starts from (and returns to on
+ * reset). ctr32 implementations (BearSSL) count only the last 32 bits, so
+ * they get a start that does not wrap them; everyone else starts near a
+ * 64-bit carry so the checks cross it. */
+void bench_start_iv(int op, int ctr32, uint8_t iv[16]);
+
+/* One-shot reference output by OpenSSL EVP in this process (fresh context,
+ * in place on buf): 0 on success. */
+int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len);
+
+/* ---- clocks and counters -------------------------------------------- */
+
+enum counter_kind { CNT_NONE = 0, CNT_PERF, CNT_TSC };
+
+/* Try the wanted counter (-1: perf cycles, else TSC, else none). Returns the
+ * kind in use; why[] says what failed on the way (may be empty). */
+int counter_setup(int want, char *why, size_t whylen);
+int counter_kind_now(void);
+const char *counter_kind_name(int kind); /* "perf", "tsc", "none" */
+const char *counter_unit(int kind);      /* "cycles", "TSC ticks", "ns" */
+uint64_t counter_read(void);            /* 0 with CNT_NONE */
+double now_ns(void);                    /* CLOCK_MONOTONIC */
+long involuntary_switches(void);        /* of this thread so far, -1 if unknown */
+
+/* Pin the process to one CPU: cpu < 0 picks the CPU we run on. Writes a
+ * one-line description; returns the CPU pinned to, or -1. */
+int pin_to_cpu(int cpu, char *desc, size_t desclen);
+
+/* Busy warm-up for ms milliseconds; estimates the TSC rate (MHz, 0 if no
+ * TSC) and a core clock (MHz from a chain of dependent register adds, 0
+ * where not supported). */
+void clock_warmup(double ms, double *tsc_mhz, double *core_mhz);
+
+void machine_cpu_model(char *out, size_t n);
+void machine_kernel(char *out, size_t n);
+const char *machine_compiler(void);
+
+/* ---- implementations ------------------------------------------------- */
+
+enum impl_kind { IMPL_AESGEN = 0, IMPL_OPENSSL, IMPL_BEARSSL, IMPL_REMOTE };
+
+typedef struct bench_sample {
+    double ns;    /* wall time of the sample */
+    double count; /* counter units over the sample, < 0 if none */
+    int preempted; /* involuntary context switches during the sample (-1: unknown) */
+} bench_sample;
+
+typedef struct impl impl;
+struct impl {
+    char name[48];  /* "aesgen-portable64", "openssl", ... */
+    char desc[768]; /* what it runs, honestly */
+    int kind;
+    int ctr32;                 /* CTR counts only the last 32 bits */
+    int key_ok[NKEYS];         /* key set up */
+    char key_note[NKEYS][160]; /* why not (or "") */
+    int op_ok[OP_COUNT];       /* supports the operation */
+    char variant[NKEYS][2][96]; /* aesgen: variants serving enc/dec */
+    void *priv;
+
+    /* Return the (key, op) state to the start IV / counter. */
+    int (*reset)(impl *im, int k, int op);
+    /* iters calls of op on buf[0..len) in place; 0 on success. */
+    int (*loop)(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t iters);
+    /* Remote rows only: one timed sample, and one check returning a hash. */
+    int (*remote_sample)(impl *im, int k, int op, size_t len, uint64_t iters,
+                         bench_sample *s);
+    int (*remote_check)(impl *im, int k, int op, size_t len, uint64_t *hash);
+};
+
+int impl_openssl_create(impl *im, const char *name);
+int impl_aesgen_create(impl *im, const char *backend); /* forces the backend */
+int impl_bearssl_available(void);
+int impl_bearssl_create(impl *im);
+const char *impl_openssl_version(void);
+const char *impl_bearssl_version(void);
+
+/* Free what *_create allocated (not remote rows: see peer_stop). */
+void impl_destroy(impl *im);
+
+/* One timed sample of a local or remote implementation. */
+int impl_sample(impl *im, int k, int op, uint8_t *buf, size_t len,
+                uint64_t iters, bench_sample *s);
+
+#endif /* AESGEN_BENCH_H */

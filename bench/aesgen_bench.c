@@ -1,6 +1,7 @@
 /*
  * aesgen_bench.c -- aesgen-bench: throughput of every aesgen backend next
- * to OpenSSL (default and AES-NI masked) and BearSSL ct64, in one run.
+ * to OpenSSL (default and AES-NI masked), BearSSL ct64 and RustCrypto aes
+ * 0.6 (soft backend), in one run.
  *
  * Method (also printed with the results):
  *  - correctness first: every (implementation, key size, operation) is
@@ -58,6 +59,7 @@ typedef struct opts {
     int no_pin;
     int peer_noaesni;
     int peer_bearssl;
+    int peer_rustcrypto;
     int counter; /* -1 auto */
     const char *peer_only;
 } opts;
@@ -69,7 +71,8 @@ static void usage(FILE *f)
 "\n"
 "Throughput of every aesgen backend that runs on this CPU next to OpenSSL EVP\n"
 "(default, i.e. AES-NI here), OpenSSL with AES-NI masked (a child process run\n"
-"with OPENSSL_ia32cap=%s) and BearSSL ct64 when built with it.\n"
+"with OPENSSL_ia32cap=%s), BearSSL ct64 and RustCrypto aes 0.6 (soft backend)\n"
+"when built with them.\n"
 "Operations run in place on a keyed context; ns per operation, MB/s (10^6 B/s),\n"
 "counter per byte and the speed ratio to OpenSSL are medians over interleaved\n"
 "samples. Every row is checked against OpenSSL before it is timed.\n"
@@ -85,7 +88,8 @@ static void usage(FILE *f)
 "                      (default all; --quick: the first four)\n"
 "  --sizes LIST        message bytes, multiples of 16, K/M suffixes allowed\n"
 "                      (default 16,64,256,1024,8192,1M; --quick: 8192)\n"
-"  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64, all, none\n"
+"  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64,\n"
+"                      rustcrypto-aes0.6, all, none\n"
 "                      (default all available; plain OpenSSL always runs: it is\n"
 "                      the correctness reference and the ratio baseline)\n"
 "  --min-time-ms N     minimum duration of one sample (default 2)\n"
@@ -201,19 +205,27 @@ static void add_peer(const char *s, void *ctx)
 {
     opts *o = ctx;
     if (strcmp(s, "none") == 0)
-        o->peer_noaesni = o->peer_bearssl = 0;
-    else if (strcmp(s, "all") == 0)
+        o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = 0;
+    else if (strcmp(s, "all") == 0) {
         o->peer_noaesni = o->peer_bearssl = 1;
-    else if (strcmp(s, "openssl-noaesni") == 0)
+        o->peer_rustcrypto = impl_rustcrypto_available();
+    } else if (strcmp(s, "openssl-noaesni") == 0)
         o->peer_noaesni = 1;
     else if (strcmp(s, "bearssl-ct64") == 0) {
         if (!impl_bearssl_available())
             arg_error("--peers: bearssl-ct64 was not built in (BearSSL not found at configure time)");
         o->peer_bearssl = 1;
+    } else if (strcmp(s, "rustcrypto-aes0.6") == 0) {
+        if (!impl_rustcrypto_available())
+            arg_error("--peers: rustcrypto-aes0.6 was not built in (cargo or Debian's "
+                      "librust-aes-dev not found at configure time)");
+        o->peer_rustcrypto = 1;
     } else if (strcmp(s, "openssl") == 0)
         ; /* always there */
     else
-        arg_error("--peers: unknown peer '%s' (openssl-noaesni, bearssl-ct64, all, none)", s);
+        arg_error("--peers: unknown peer '%s' (openssl-noaesni, bearssl-ct64, "
+                  "rustcrypto-aes0.6, all, none)",
+                  s);
 }
 
 static double parse_number(const char *opt, const char *s, double lo, double hi)
@@ -235,6 +247,7 @@ static void parse_args(int argc, char **argv, opts *o)
     o->counter = -1;
     o->peer_noaesni = 1;
     o->peer_bearssl = impl_bearssl_available();
+    o->peer_rustcrypto = impl_rustcrypto_available();
     int keys_given = 0, peers_given = 0;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -298,7 +311,7 @@ static void parse_args(int argc, char **argv, opts *o)
         } else if (strcmp(name, "--peers") == 0) {
             NEED_VALUE();
             if (!peers_given)
-                o->peer_noaesni = o->peer_bearssl = 0;
+                o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = 0;
             peers_given = 1;
             for_each_item(val, name, add_peer, o);
         } else if (strcmp(name, "--min-time-ms") == 0) {
@@ -585,6 +598,12 @@ static void setup_impls(void)
             g_nimpl++;
         else
             warn_msg("bearssl-ct64 row left out: set-up failed");
+    }
+    if (O.peer_rustcrypto) {
+        if (impl_rustcrypto_create(&g_impl[g_nimpl]) == 0)
+            g_nimpl++;
+        else
+            warn_msg("rustcrypto-aes0.6 row left out: set-up failed");
     }
 }
 
@@ -1095,6 +1114,8 @@ static void print_json(FILE *f)
     jstr(f, impl_openssl_version());
     fputs(",\n    \"bearssl\": ", f);
     jstr(f, impl_bearssl_version());
+    fputs(",\n    \"rustcrypto\": ", f);
+    jstr(f, impl_rustcrypto_version());
     fputs(",\n    \"pinning\": {\"pinned\": ", f);
     fputs(M.pinned_cpu >= 0 ? "true" : "false", f);
     fputs(", \"cpu\": ", f);
@@ -1174,7 +1195,8 @@ static void print_json(FILE *f)
     fputs("],\n  \"implementations\": [", f);
     for (int i = 0; i < g_nimpl; i++) {
         impl *im = &g_impl[i];
-        static const char *const kinds[] = {"aesgen", "openssl", "bearssl", "openssl-child"};
+        static const char *const kinds[] = {"aesgen", "openssl", "bearssl", "openssl-child",
+                                            "rustcrypto"};
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         jstr(f, im->name);
         fputs(", \"kind\": ", f);

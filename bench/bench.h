@@ -2,9 +2,9 @@
  * bench.h -- shared declarations of aesgen-bench (the benchmark program).
  *
  * The program measures "implementations" (rows): every aesgen backend,
- * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process) and BearSSL
- * ct64 when it was found at configure time, over the same operations,
- * key sizes and message sizes.
+ * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process), BearSSL
+ * ct64 and RustCrypto aes 0.6 (soft backend) when they were found at
+ * configure time, over the same operations, key sizes and message sizes.
  */
 #ifndef AESGEN_BENCH_H
 #define AESGEN_BENCH_H
@@ -79,7 +79,7 @@ const char *machine_compiler(void);
 
 /* ---- implementations ------------------------------------------------- */
 
-enum impl_kind { IMPL_AESGEN = 0, IMPL_OPENSSL, IMPL_BEARSSL, IMPL_REMOTE };
+enum impl_kind { IMPL_AESGEN = 0, IMPL_OPENSSL, IMPL_BEARSSL, IMPL_REMOTE, IMPL_RUSTCRYPTO };
 
 typedef struct bench_sample {
     double ns;    /* wall time of the sample */
@@ -115,6 +115,9 @@ int impl_bearssl_available(void);
 int impl_bearssl_create(impl *im);
 const char *impl_openssl_version(void);
 const char *impl_bearssl_version(void);
+int impl_rustcrypto_available(void);
+int impl_rustcrypto_create(impl *im);
+const char *impl_rustcrypto_version(void); /* NULL when not built in */
 
 /* Free what *_create allocated (not remote rows: see peer_stop). */
 void impl_destroy(impl *im);

@@ -1,7 +1,8 @@
 /*
  * bench_impls.c -- the implementations aesgen-bench measures: aesgen (one
- * row per backend), OpenSSL EVP, BearSSL ct64; plus the test data and the
- * OpenSSL reference used by the correctness checks.
+ * row per backend), OpenSSL EVP, BearSSL ct64, RustCrypto aes 0.6 (soft);
+ * plus the test data and the OpenSSL reference used by the correctness
+ * checks.
  *
  * Every operation runs in place (out == in) on a keyed context, the way
  * `openssl speed` and the kernel's tcrypt do: one "operation" is one call
@@ -21,6 +22,10 @@
 
 #ifdef AESGEN_BENCH_HAVE_BEARSSL
 #include <bearssl.h>
+#endif
+
+#ifdef AESGEN_BENCH_HAVE_RUSTCRYPTO
+#include "rustcrypto_peer.h"
 #endif
 
 const char *const bench_op_name[OP_COUNT] = {"ecb-enc", "ecb-dec", "ctr", "cbc-dec",
@@ -522,6 +527,102 @@ int impl_bearssl_create(impl *im)
 
 #endif
 
+/* ---- RustCrypto aes 0.6 (soft backend) ---------------------------------- */
+
+#ifdef AESGEN_BENCH_HAVE_RUSTCRYPTO
+
+/* bench/rustcrypto: a Rust staticlib CMake built with cargo, offline, from
+ * Debian's vendored crates; ECB only (one handle per key size). */
+typedef struct rc_priv {
+    AesgenPeerRc *h[NKEYS];
+} rc_priv;
+
+static int rc_reset(impl *im, int k, int op)
+{
+    (void)im;
+    (void)k;
+    (void)op;
+    return 0; /* ECB: no state between calls */
+}
+
+static int rc_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t iters)
+{
+    rc_priv *p = im->priv;
+    const AesgenPeerRc *h = p->h[k];
+    size_t nb = len / 16;
+    int bad = 0;
+    if (len % 16 != 0)
+        return -1;
+    switch (op) {
+    case OP_ECB_ENC:
+        for (uint64_t i = 0; i < iters; i++)
+            bad |= aesgen_peer_rc_ecb_encrypt(h, buf, nb);
+        break;
+    case OP_ECB_DEC:
+        for (uint64_t i = 0; i < iters; i++)
+            bad |= aesgen_peer_rc_ecb_decrypt(h, buf, nb);
+        break;
+    default:
+        return -1;
+    }
+    return bad ? -1 : 0;
+}
+
+int impl_rustcrypto_available(void) { return 1; }
+
+const char *impl_rustcrypto_version(void) { return aesgen_peer_rc_info(); }
+
+int impl_rustcrypto_create(impl *im)
+{
+    memset(im, 0, sizeof *im);
+    snprintf(im->name, sizeof im->name, "rustcrypto-aes0.6");
+    im->kind = IMPL_RUSTCRYPTO;
+    rc_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    im->priv = p;
+    im->reset = rc_reset;
+    im->loop = rc_loop;
+    if (aesgen_peer_rc_target_aes())
+        snprintf(im->desc, sizeof im->desc,
+                 "RustCrypto aes 0.6 built WITH target-feature +aes, so AES-NI (aesni crate), "
+                 "NOT the soft backend (%s); ECB only",
+                 aesgen_peer_rc_info());
+    else
+        snprintf(im->desc, sizeof im->desc,
+                 "RustCrypto aes 0.6 soft backend (aes-soft fixslice%d, 4 blocks "
+                 "per fixslice batch: whole 8-block ParBlocks go through encrypt_blocks/"
+                 "decrypt_blocks, a tail of < 8 blocks one block per call as the crate's "
+                 "encrypt_slice does), built offline from Debian's librust-aes-dev for the "
+                 "baseline x86-64 target (no +aes): %s; ECB only",
+                 aesgen_peer_rc_fixslice_bits(), aesgen_peer_rc_info());
+    for (int k = 0; k < NKEYS; k++) {
+        uint8_t key[32];
+        size_t kl = bench_key_bits[k] / 8;
+        bench_key(k, key);
+        p->h[k] = aesgen_peer_rc_init(key, kl);
+        if (!p->h[k]) {
+            snprintf(im->key_note[k], sizeof im->key_note[k], "aesgen_peer_rc_init failed");
+            continue;
+        }
+        im->key_ok[k] = 1;
+    }
+    im->op_ok[OP_ECB_ENC] = im->op_ok[OP_ECB_DEC] = 1;
+    return 0;
+}
+
+#else /* !AESGEN_BENCH_HAVE_RUSTCRYPTO */
+
+int impl_rustcrypto_available(void) { return 0; }
+const char *impl_rustcrypto_version(void) { return NULL; }
+int impl_rustcrypto_create(impl *im)
+{
+    memset(im, 0, sizeof *im);
+    return -1;
+}
+
+#endif
+
 void impl_destroy(impl *im)
 {
     if (!im->priv)
@@ -541,6 +642,13 @@ void impl_destroy(impl *im)
     } else if (im->kind == IMPL_REMOTE) {
         return;
     }
+#ifdef AESGEN_BENCH_HAVE_RUSTCRYPTO
+    else if (im->kind == IMPL_RUSTCRYPTO) {
+        rc_priv *p = im->priv;
+        for (int k = 0; k < NKEYS; k++)
+            aesgen_peer_rc_free(p->h[k]);
+    }
+#endif
     free(im->priv);
     im->priv = NULL;
 }

@@ -12,28 +12,40 @@
 
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
 
 const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_dec__portable_bitslice32,
     &aesgen_aes128_dec__portable_bitslice64,
+    &aesgen_aes128_dec__portable_fixslice32,
+    &aesgen_aes128_dec__portable_fixslice64,
     &aesgen_aes128_enc__portable_fixslice32,
     &aesgen_aes128_enc__portable_fixslice64,
     &aesgen_aes192_dec__portable_bitslice32,
     &aesgen_aes192_dec__portable_bitslice64,
+    &aesgen_aes192_dec__portable_fixslice32,
+    &aesgen_aes192_dec__portable_fixslice64,
     &aesgen_aes192_enc__portable_fixslice32,
     &aesgen_aes192_enc__portable_fixslice64,
     &aesgen_aes256_dec__portable_bitslice32,
     &aesgen_aes256_dec__portable_bitslice64,
+    &aesgen_aes256_dec__portable_fixslice32,
+    &aesgen_aes256_dec__portable_fixslice64,
     &aesgen_aes256_enc__portable_fixslice32,
     &aesgen_aes256_enc__portable_fixslice64,
 };

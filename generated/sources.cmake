@@ -9,14 +9,20 @@ set(AESGEN_GENERATED_SOURCES
     registry.c
     portable/aes128_dec__portable_bitslice32.c
     portable/aes128_dec__portable_bitslice64.c
+    portable/aes128_dec__portable_fixslice32.c
+    portable/aes128_dec__portable_fixslice64.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice64.c
     portable/aes192_dec__portable_bitslice32.c
     portable/aes192_dec__portable_bitslice64.c
+    portable/aes192_dec__portable_fixslice32.c
+    portable/aes192_dec__portable_fixslice64.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice64.c
     portable/aes256_dec__portable_bitslice32.c
     portable/aes256_dec__portable_bitslice64.c
+    portable/aes256_dec__portable_fixslice32.c
+    portable/aes256_dec__portable_fixslice64.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice64.c
 )
@@ -24,14 +30,20 @@ set(AESGEN_GENERATED_SOURCES
 set(AESGEN_VARIANTS
     aes128_dec__portable_bitslice32
     aes128_dec__portable_bitslice64
+    aes128_dec__portable_fixslice32
+    aes128_dec__portable_fixslice64
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice64
+    aes192_dec__portable_fixslice32
+    aes192_dec__portable_fixslice64
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice64
+    aes256_dec__portable_fixslice32
+    aes256_dec__portable_fixslice64
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
 )

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "aesgen.h"
 
@@ -16,20 +17,36 @@
 #define AESGEN_NOINLINE
 #endif
 
-/* Compilers turn these into single (unaligned) loads and stores where the
- * target allows it; written bytewise they are correct on any alignment and
- * either byte order. */
+/* Little-endian loads and stores at any alignment. On little-endian hosts
+ * memcpy compiles to one plain move; elsewhere the bytes are assembled
+ * explicitly, which is correct in either byte order. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define AESGEN_LITTLE_ENDIAN 1
+#else
+#define AESGEN_LITTLE_ENDIAN 0
+#endif
+
 static inline uint32_t aesgen_load_le32(const uint8_t *p)
 {
+#if AESGEN_LITTLE_ENDIAN
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 static inline void aesgen_store_le32(uint8_t *p, uint32_t v)
 {
+#if AESGEN_LITTLE_ENDIAN
+    memcpy(p, &v, sizeof v);
+#else
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
+#endif
 }
 
 static inline uint64_t aesgen_load_le64(const uint8_t *p)

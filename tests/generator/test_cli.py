@@ -87,7 +87,8 @@ class Generate(unittest.TestCase):
         rc, stdout, _ = run("list", "--filter", "aes256_dec__*")
         self.assertEqual(rc, 0)
         self.assertEqual([l.split()[0] for l in stdout.splitlines()],
-                         ["aes256_dec__portable_bitslice32", "aes256_dec__portable_bitslice64"])
+                         ["aes256_dec__portable_bitslice32", "aes256_dec__portable_bitslice64",
+                          "aes256_dec__portable_fixslice32", "aes256_dec__portable_fixslice64"])
         rc, _, err = run("generate", "--out", str(self.tmp / "x"), "--filter", "nothing*")
         self.assertEqual(rc, 1)
         self.assertIn("no variant matches", err)
@@ -153,7 +154,7 @@ class BrokenInputs(unittest.TestCase):
 
     def test_unknown_emitter_and_algorithm(self):
         self.expect_error(self.base().replace('"c_bitsliced"', '"vhdl"'), "target.emitter", "not a known emitter")
-        self.expect_error(self.base().replace('decrypt = ["bitslice"]', 'decrypt = ["table"]'),
+        self.expect_error(self.base().replace('decrypt = ["fixslice", "bitslice"]', 'decrypt = ["table"]'),
                           "variants.decrypt", "'table' is not a supported decryption algorithm")
 
     def test_unknown_circuit(self):

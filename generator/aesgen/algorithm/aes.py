@@ -2,8 +2,9 @@
 
 Encryption is fully fixsliced (Adomnicai-Peyrin): ShiftRows is never applied to the
 state; round i uses MixColumns conjugated by SR^(i mod 4) and round key SR^-(i mod 4)(k_i);
-one SR^2 resynchronises AES-128/256 before the last round. Decryption runs plain
-bitsliced inverse rounds. In both, the S-box constant 0x63 lives in round keys 1..Nr
+one SR^2 resynchronises AES-128/256 before the last round. Decryption runs either plain
+bitsliced inverse rounds or the fixsliced rounds backwards on the encryption's round keys.
+In all of them the S-box constant 0x63 lives in round keys 1..Nr
 (the circuits' XNORs are emitted as XOR), which is legal because MixColumns, its inverse
 and ShiftRows map a state of equal bytes to itself.
 """
@@ -19,7 +20,7 @@ from .circuits import Circuit
 _SBOX_CONSTANT_SLICES = tuple(k for k in range(8) if (0x63 >> k) & 1)
 
 ENCRYPT_ALGORITHMS = ("fixslice",)
-DECRYPT_ALGORITHMS = ("bitslice",)
+DECRYPT_ALGORITHMS = ("bitslice", "fixslice")
 
 
 def rounds(key_bits: int) -> int:
@@ -157,16 +158,48 @@ def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Progr
     s = layout.pack(bld, "in")
     bld.prefix = ""
     for i in range(nr, 0, -1):
+        s = layout.add_round_key(bld, s, "rk", i)
+        bld.note(f"round {i}: " + ("InvMixColumns, " if i < nr else "") + "InvShiftRows, InvSubBytes")
+        bld.prefix = f"r{i}_"
         if i < nr:
-            s = layout.add_round_key(bld, s, "rk", i)
-            bld.note(f"round {i}: InvMixColumns, InvShiftRows, InvSubBytes")
-            bld.prefix = f"r{i}_"
             s = layout.inv_mix_columns(bld, s, 0)
-        else:
-            s = layout.add_round_key(bld, s, "rk", i)
-            bld.note(f"round {i}: InvShiftRows, InvSubBytes")
-            bld.prefix = f"r{i}_"
         s = [layout.shift_rows(bld, s[k], -1) for k in range(8)]
+        s = inv_sbox.apply(bld, s)
+        bld.prefix = ""
+    s = layout.add_round_key(bld, s, "rk", 0)
+    bld.note("unpack the slices into blocks")
+    bld.prefix = "out_"
+    layout.unpack(bld, s, "out")
+    eliminate_dead_code(prog)
+    return prog
+
+
+def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
+    """Decrypt B blocks by running the fixsliced encryption backwards on the same
+    (frame-shifted) round keys: InvMixColumns in frame i mod 4, no ShiftRows except
+    the SR^2 that undoes the encryption's resynchronisation."""
+    nr = rounds(key_bits)
+    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_fixslice{layout.word_bits}")
+    bld.note("pack the blocks into bit slices")
+    bld.prefix = "in_"
+    s = layout.pack(bld, "in")
+    bld.prefix = ""
+    s = layout.add_round_key(bld, s, "rk", nr)
+    bld.prefix = f"r{nr}_"
+    if nr % 4 == 2:
+        bld.note(f"round {nr}: InvSubBytes, ShiftRows^2 back into frame {(nr - 1) % 4}")
+        s = inv_sbox.apply(bld, s)
+        s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+    else:
+        bld.note(f"round {nr}: InvSubBytes")
+        s = inv_sbox.apply(bld, s)
+    bld.prefix = ""
+    for i in range(nr - 1, 0, -1):
+        s = layout.add_round_key(bld, s, "rk", i)
+        e = i % 4
+        bld.note(f"round {i}: InvMixColumns in frame {e}, InvSubBytes")
+        bld.prefix = f"r{i}_"
+        s = layout.inv_mix_columns(bld, s, e)
         s = inv_sbox.apply(bld, s)
         bld.prefix = ""
     s = layout.add_round_key(bld, s, "rk", 0)

@@ -149,11 +149,12 @@ class Layout:
         whole = self.row_stride * dr + self.col_stride * dc
         if dc == 0:
             return bld.ror(x, whole, hint=hint)
-        # columns c + dc >= 4 wrap into the next row: one rotation less by a row
+        # columns c + dc >= 4 wrap into the next row: one rotation less by a row.
+        # Blend the two rotations as w ^ ((w ^ v) & low): one mask constant, not two.
         low = self.positions_mask((r, c) for r in range(4) for c in range(4 - dc))
-        a = bld.and_(bld.ror(x, whole, hint=hint), low, hint=hint)
-        b = bld.andn(bld.ror(x, whole - self.row_stride, hint=hint), low, hint=hint)
-        return bld.or_(a, b, hint=hint)
+        v = bld.ror(x, whole, hint=hint)
+        w = bld.ror(x, whole - self.row_stride, hint=hint)
+        return bld.xor(w, bld.and_(bld.xor(w, v, hint=hint), low, hint=hint), hint=hint)
 
     @cached_property
     def _shift_rows_networks(self) -> dict[int, list[tuple[int, int]]]:

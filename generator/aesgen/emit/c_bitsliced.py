@@ -81,6 +81,8 @@ class CBitslicedEmitter:
                         aes.pack_round_keys(layout, variant.key_bits, algorithm))
         if variant.direction == "enc":
             core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox)
+        elif algorithm == "fixslice":
+            core = aes.fixsliced_decrypt(layout, variant.key_bits, inv_sbox)
         else:
             core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
         return Built(variant, layout, key_programs, core)

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "aesgen.h"
+#include "aesgen_internal.h" /* --variant: aesgen_init_variants */
 #include "bench.h"
 #include "bench_peer.h"
 
@@ -48,6 +49,8 @@ typedef struct opts {
     int format;
     char *backends[MAX_IMPLS];
     int nbackends;
+    char *variants[MAX_IMPLS];
+    int nvariants;
     int key_sel[NKEYS];
     int op_sel[OP_COUNT];
     int ops_given;
@@ -82,6 +85,8 @@ static void usage(FILE *f)
 "  --json              one JSON document on stdout (same as --format json)\n"
 "  --format FMT        table (default), json, or tcrypt (Linux tcrypt-style lines)\n"
 "  --backend NAME      aesgen backend to measure; repeatable or comma list\n"
+"  --variant NAME      also measure one generated variant alone (its key size and\n"
+"                      direction only); repeatable or comma list\n"
 "                      (default: every backend this CPU supports)\n"
 "  --key-bits LIST     e.g. 128,256 (default 128,192,256)\n"
 "  --op LIST           ecb-enc,ecb-dec,ctr,cbc-dec,cbc-enc or all\n"
@@ -201,6 +206,18 @@ static void add_backend(const char *s, void *ctx)
     o->backends[o->nbackends++] = strdup(s);
 }
 
+static void add_variant(const char *s, void *ctx)
+{
+    opts *o = ctx;
+    if (aesgen_find_variant(s) == NULL)
+        arg_error("--variant: no variant named '%s' (PYTHONPATH=generator python3 -m aesgen list)", s);
+    if (!aesgen_variant_usable(aesgen_find_variant(s)))
+        arg_error("--variant: variant '%s' cannot run on this CPU", s);
+    if (o->nvariants == MAX_IMPLS / 2)
+        arg_error("--variant: too many variants");
+    o->variants[o->nvariants++] = strdup(s);
+}
+
 static void add_peer(const char *s, void *ctx)
 {
     opts *o = ctx;
@@ -297,6 +314,9 @@ static void parse_args(int argc, char **argv, opts *o)
         } else if (strcmp(name, "--backend") == 0) {
             NEED_VALUE();
             for_each_item(val, name, add_backend, o);
+        } else if (strcmp(name, "--variant") == 0) {
+            NEED_VALUE();
+            for_each_item(val, name, add_variant, o);
         } else if (strcmp(name, "--key-bits") == 0) {
             NEED_VALUE();
             keys_given = 1;
@@ -569,6 +589,13 @@ static void select_backends(void)
 
 static void setup_impls(void)
 {
+    for (int i = 0; i < O.nvariants; i++) {
+        if (impl_aesgen_variant_create(&g_impl[g_nimpl], O.variants[i]) != 0) {
+            error_msg("aesgen variant %s: out of memory", O.variants[i]);
+            continue;
+        }
+        g_nimpl++;
+    }
     for (int i = 0; i < O.nbackends; i++) {
         impl *im = &g_impl[g_nimpl];
         if (impl_aesgen_create(im, O.backends[i]) != 0) {
@@ -905,22 +932,33 @@ static const char *cell_status(const row *r)
     }
 }
 
+/* Width of the implementation-name column: the longest name, at least min. */
+static int name_width(int min)
+{
+    int w = min;
+    for (int i = 0; i < g_nimpl; i++)
+        if ((int)strlen(g_impl[i].name) > w)
+            w = (int)strlen(g_impl[i].name);
+    return w;
+}
+
 /* The compact layout: one block per (size, key), operations as columns. */
 static void print_compact(FILE *f)
 {
+    const int nw = name_width(28);
     for (int si = 0; si < O.nsizes; si++) {
         fprintf(f, "\n%zu-byte messages: MB/s (median of %d; ~ = interquartile range > 5%%)\n",
                 O.sizes[si], O.repeats);
         for (int k = 0; k < NKEYS; k++) {
             if (!O.key_sel[k])
                 continue;
-            fprintf(f, "AES-%-26u", bench_key_bits[k]);
+            fprintf(f, "AES-%-*u", nw - 2, bench_key_bits[k]);
             for (int op = 0; op < OP_COUNT; op++)
                 if (O.op_sel[op])
                     fprintf(f, "%12s", bench_op_name[op]);
             fprintf(f, "\n");
             for (int i = 0; i < g_nimpl; i++) {
-                fprintf(f, "  %-28s", g_impl[i].name);
+                fprintf(f, "  %-*s", nw, g_impl[i].name);
                 for (int op = 0; op < OP_COUNT; op++) {
                     if (!O.op_sel[op])
                         continue;
@@ -942,7 +980,7 @@ static void print_compact(FILE *f)
                         continue;
                     char label[64];
                     snprintf(label, sizeof label, "  vs %s", g_impl[refs[x]].name);
-                    fprintf(f, "  %-28s", label);
+                    fprintf(f, "  %-*s", nw, label);
                     for (int op = 0; op < OP_COUNT; op++) {
                         if (!O.op_sel[op])
                             continue;
@@ -965,7 +1003,8 @@ static void print_compact(FILE *f)
 static void print_lines(FILE *f)
 {
     const char *cc = count_col();
-    fprintf(f, "\n%-8s %4s %8s  %-20s %12s %10s %9s %9s %9s\n", "op", "key", "bytes",
+    const int nw = name_width(20);
+    fprintf(f, "\n%-8s %4s %8s  %-*s %12s %10s %9s %9s %9s\n", "op", "key", "bytes", nw,
             "implementation", "ns/op", "MB/s", cc ? cc : "", "vs ossl", "vs noaesni");
     for (int op = 0; op < OP_COUNT; op++) {
         if (!O.op_sel[op])
@@ -977,8 +1016,8 @@ static void print_lines(FILE *f)
                 fprintf(f, "\n");
                 for (int i = 0; i < g_nimpl; i++) {
                     row *r = row_at(i, k, op, si);
-                    fprintf(f, "%-8s %4u %8zu  %-20s", bench_op_name[op], bench_key_bits[k],
-                            O.sizes[si], g_impl[i].name);
+                    fprintf(f, "%-8s %4u %8zu  %-*s", bench_op_name[op], bench_key_bits[k],
+                            O.sizes[si], nw, g_impl[i].name);
                     if (r->status != ROW_OK) {
                         fprintf(f, " %12s  %s\n", cell_status(r), r->note);
                         continue;

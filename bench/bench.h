@@ -111,6 +111,7 @@ struct impl {
 
 int impl_openssl_create(impl *im, const char *name);
 int impl_aesgen_create(impl *im, const char *backend); /* forces the backend */
+int impl_aesgen_variant_create(impl *im, const char *variant); /* one variant alone */
 int impl_bearssl_available(void);
 int impl_bearssl_create(impl *im);
 const char *impl_openssl_version(void);

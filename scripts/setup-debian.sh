@@ -7,7 +7,10 @@ need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 want() { for p in "$@"; do have_pkg "$p" || need+=("$p"); done; }
 
-want cmake make gcc libc6-dev pkg-config libssl-dev valgrind libbearssl-dev
+want cmake make gcc libc6-dev pkg-config libssl-dev valgrind
+# benchmark peers: BearSSL ct64, RustCrypto aes 0.6 (built offline from Debian's crate sources)
+want libbearssl-dev librust-aes-dev
+command -v cargo >/dev/null 2>&1 || want cargo
 command -v python3 >/dev/null 2>&1 || want python3
 # The generator needs Jinja2 for the python3 on PATH; Debian's package serves /usr/bin/python3.
 if ! python3 -c 'import jinja2' >/dev/null 2>&1; then

@@ -96,13 +96,11 @@ class Target:
         return TargetError(f"{self.display_path}: {where}: {message}")
 
 
-def validate_tables(doc: dict, schema: dict[str, dict[str, Field]], display: str,
-                    allow_other_tables: bool = False) -> dict:
+def validate_tables(doc: dict, schema: dict[str, dict[str, Field]], display: str) -> dict:
     """Check `doc` against `schema`; return the tables with defaults filled in."""
-    if not allow_other_tables:
-        for table in doc:
-            if table not in schema:
-                raise TargetError(f"{display}: {table}: unknown table (expected: {', '.join(schema)})")
+    for table in doc:
+        if table not in schema:
+            raise TargetError(f"{display}: {table}: unknown table (expected: {', '.join(schema)})")
     out = {}
     for table, fields in schema.items():
         body = doc.get(table)

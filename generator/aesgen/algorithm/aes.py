@@ -105,24 +105,34 @@ def pack_round_keys(layout: Layout, key_bits: int, algorithm: str) -> Program:
     return prog
 
 
-def _core_program(layout: Layout, key_bits: int, name: str) -> tuple[Program, Builder]:
+def _core_program(layout: Layout, key_bits: int, name: str) -> tuple[Program, Builder, list[str]]:
+    """A batch program: memories rk, in, out; returns it with the packed input slices."""
     B = layout.blocks
     prog = Program(name, layout.word_bits, (
         Memory("rk", "words", schedule_words(key_bits), False),
         Memory("in", "bytes", 16 * B, False),
         Memory("out", "bytes", 16 * B, True),
     ))
-    return prog, Builder(prog)
+    bld = Builder(prog)
+    bld.note("pack the blocks into bit slices")
+    bld.prefix = "in_"
+    s = layout.pack(bld, "in")
+    bld.prefix = ""
+    return prog, bld, s
+
+
+def _finish_core(prog: Program, bld: Builder, layout: Layout, s: list[str]) -> Program:
+    bld.note("unpack the slices into blocks")
+    bld.prefix = "out_"
+    layout.unpack(bld, s, "out")
+    eliminate_dead_code(prog)
+    return prog
 
 
 def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit) -> Program:
     """Encrypt B blocks from `in` to `out` (all loads come before any store, so in == out is fine)."""
     nr = rounds(key_bits)
-    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_encrypt_fixslice{layout.word_bits}")
-    bld.note("pack the blocks into bit slices")
-    bld.prefix = "in_"
-    s = layout.pack(bld, "in")
-    bld.prefix = ""
+    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_encrypt_fixslice{layout.word_bits}")
     s = layout.add_round_key(bld, s, "rk", 0)
     for i in range(1, nr):
         e = i % 4
@@ -141,22 +151,14 @@ def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit) -> Program:
     s = sbox.apply(bld, s)
     bld.prefix = ""
     s = layout.add_round_key(bld, s, "rk", nr)
-    bld.note("unpack the slices into blocks")
-    bld.prefix = "out_"
-    layout.unpack(bld, s, "out")
-    eliminate_dead_code(prog)
-    return prog
+    return _finish_core(prog, bld, layout, s)
 
 
 def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
     """Decrypt B blocks with the straight inverse cipher: AddRoundKey, InvMixColumns,
     InvShiftRows, InvSubBytes per round, on plain (frame 0) round keys."""
     nr = rounds(key_bits)
-    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_bitslice{layout.word_bits}")
-    bld.note("pack the blocks into bit slices")
-    bld.prefix = "in_"
-    s = layout.pack(bld, "in")
-    bld.prefix = ""
+    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_bitslice{layout.word_bits}")
     for i in range(nr, 0, -1):
         s = layout.add_round_key(bld, s, "rk", i)
         bld.note(f"round {i}: " + ("InvMixColumns, " if i < nr else "") + "InvShiftRows, InvSubBytes")
@@ -167,11 +169,7 @@ def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Progr
         s = inv_sbox.apply(bld, s)
         bld.prefix = ""
     s = layout.add_round_key(bld, s, "rk", 0)
-    bld.note("unpack the slices into blocks")
-    bld.prefix = "out_"
-    layout.unpack(bld, s, "out")
-    eliminate_dead_code(prog)
-    return prog
+    return _finish_core(prog, bld, layout, s)
 
 
 def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
@@ -179,11 +177,7 @@ def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Progr
     (frame-shifted) round keys: InvMixColumns in frame i mod 4, no ShiftRows except
     the SR^2 that undoes the encryption's resynchronisation."""
     nr = rounds(key_bits)
-    prog, bld = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_fixslice{layout.word_bits}")
-    bld.note("pack the blocks into bit slices")
-    bld.prefix = "in_"
-    s = layout.pack(bld, "in")
-    bld.prefix = ""
+    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_fixslice{layout.word_bits}")
     s = layout.add_round_key(bld, s, "rk", nr)
     bld.prefix = f"r{nr}_"
     if nr % 4 == 2:
@@ -203,8 +197,4 @@ def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Progr
         s = inv_sbox.apply(bld, s)
         bld.prefix = ""
     s = layout.add_round_key(bld, s, "rk", 0)
-    bld.note("unpack the slices into blocks")
-    bld.prefix = "out_"
-    layout.unpack(bld, s, "out")
-    eliminate_dead_code(prog)
-    return prog
+    return _finish_core(prog, bld, layout, s)

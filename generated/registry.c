@@ -14,40 +14,184 @@ extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
+#endif
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8;
+#endif
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
+#endif
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8;
+#endif
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
+#endif
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8;
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8;
+#endif
 
 const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_dec__portable_bitslice32,
     &aesgen_aes128_dec__portable_bitslice64,
     &aesgen_aes128_dec__portable_fixslice32,
     &aesgen_aes128_dec__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_dec__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_dec__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_dec__x86_64_vaes512_x8,
+#endif
     &aesgen_aes128_enc__portable_fixslice32,
     &aesgen_aes128_enc__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_enc__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_enc__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes128_enc__x86_64_vaes512_x8,
+#endif
     &aesgen_aes192_dec__portable_bitslice32,
     &aesgen_aes192_dec__portable_bitslice64,
     &aesgen_aes192_dec__portable_fixslice32,
     &aesgen_aes192_dec__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_dec__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_dec__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_dec__x86_64_vaes512_x8,
+#endif
     &aesgen_aes192_enc__portable_fixslice32,
     &aesgen_aes192_enc__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_enc__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_enc__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes192_enc__x86_64_vaes512_x8,
+#endif
     &aesgen_aes256_dec__portable_bitslice32,
     &aesgen_aes256_dec__portable_bitslice64,
     &aesgen_aes256_dec__portable_fixslice32,
     &aesgen_aes256_dec__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_dec__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_dec__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_dec__x86_64_vaes512_x8,
+#endif
     &aesgen_aes256_enc__portable_fixslice32,
     &aesgen_aes256_enc__portable_fixslice64,
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_enc__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_enc__x86_64_vaes256_x8,
+#endif
+#if defined(__x86_64__) && defined(__ELF__)
+    &aesgen_aes256_enc__x86_64_vaes512_x8,
+#endif
 };
 
 const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_registry[0];

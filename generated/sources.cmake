@@ -11,20 +11,68 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes128_dec__portable_bitslice64.c
     portable/aes128_dec__portable_fixslice32.c
     portable/aes128_dec__portable_fixslice64.c
+    x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
+    x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice64.c
+    x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
+    x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c
     portable/aes192_dec__portable_bitslice32.c
     portable/aes192_dec__portable_bitslice64.c
     portable/aes192_dec__portable_fixslice32.c
     portable/aes192_dec__portable_fixslice64.c
+    x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
+    x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice64.c
+    x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
+    x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c
     portable/aes256_dec__portable_bitslice32.c
     portable/aes256_dec__portable_bitslice64.c
     portable/aes256_dec__portable_fixslice32.c
     portable/aes256_dec__portable_fixslice64.c
+    x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
+    x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice64.c
+    x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
+    x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
+    x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
+    x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S
+    x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c
+    x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S
+    x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
 )
 
 set(AESGEN_VARIANTS
@@ -32,23 +80,51 @@ set(AESGEN_VARIANTS
     aes128_dec__portable_bitslice64
     aes128_dec__portable_fixslice32
     aes128_dec__portable_fixslice64
+    aes128_dec__x86_64_aesni_x8
+    aes128_dec__x86_64_vaes256_avx512vl_x8
+    aes128_dec__x86_64_vaes256_x8
+    aes128_dec__x86_64_vaes512_x8
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
+    aes128_enc__x86_64_aesni_x8
+    aes128_enc__x86_64_vaes256_avx512vl_x8
+    aes128_enc__x86_64_vaes256_x8
+    aes128_enc__x86_64_vaes512_x8
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice64
     aes192_dec__portable_fixslice32
     aes192_dec__portable_fixslice64
+    aes192_dec__x86_64_aesni_x8
+    aes192_dec__x86_64_vaes256_avx512vl_x8
+    aes192_dec__x86_64_vaes256_x8
+    aes192_dec__x86_64_vaes512_x8
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
+    aes192_enc__x86_64_aesni_x8
+    aes192_enc__x86_64_vaes256_avx512vl_x8
+    aes192_enc__x86_64_vaes256_x8
+    aes192_enc__x86_64_vaes512_x8
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice64
     aes256_dec__portable_fixslice32
     aes256_dec__portable_fixslice64
+    aes256_dec__x86_64_aesni_x8
+    aes256_dec__x86_64_vaes256_avx512vl_x8
+    aes256_dec__x86_64_vaes256_x8
+    aes256_dec__x86_64_vaes512_x8
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
+    aes256_enc__x86_64_aesni_x8
+    aes256_enc__x86_64_vaes256_avx512vl_x8
+    aes256_enc__x86_64_vaes256_x8
+    aes256_enc__x86_64_vaes512_x8
 )
 
 set(AESGEN_BACKENDS
+    aesni
     portable32
     portable64
+    vaes256
+    vaes256-avx512vl
+    vaes512
 )

@@ -75,7 +75,7 @@ def cmd_list(args) -> int:
     if args.json:
         json.dump([{"name": v.name, "target": v.target.name, "backend": v.backend, "key_bits": v.key_bits,
                     "direction": v.direction, "parameters": dict(v.params), "rank": v.rank,
-                    "output": pipeline.output_path(v)} for v in chosen], sys.stdout, indent=2)
+                    "outputs": pipeline.output_paths(v)} for v in chosen], sys.stdout, indent=2)
         print()
         return 0
     width = max(len(v.name) for v in chosen)

@@ -88,49 +88,56 @@ def check(program: Program) -> None:
     defined: set[str] = set()
     mems = {m.name: m for m in program.memories}
     for i, op in enumerate(program.ops):
-        where = f"{program.name}: op {i} ({op})"
-        if op.code not in OPCODES:
-            raise ProgramError(f"{where}: unknown opcode")
-        nargs, writes = OPCODES[op.code]
-        if len(op.args) != nargs:
-            raise ProgramError(f"{where}: expects {nargs} operands")
-        if writes != (op.dst is not None):
-            raise ProgramError(f"{where}: destination mismatch")
-        if op.code == "note":
-            continue
-        values = _value_operands(op)
-        for a in values:
-            if isinstance(a, str) and a not in defined:
-                raise ProgramError(f"{where}: '{a}' used before it is defined")
-            if isinstance(a, int) and not 0 <= a <= mask:
-                raise ProgramError(f"{where}: immediate out of range")
-        if op.code in ("ror", "shl", "shr") and not 0 < op.args[1] < program.bits:
-            raise ProgramError(f"{where}: shift amount out of range")
-        if op.code in ("ld", "st", "ldw", "stw"):
-            mem = mems.get(op.args[0])
-            if mem is None:
-                raise ProgramError(f"{where}: unknown memory '{op.args[0]}'")
-            if op.code in ("ld", "st"):
-                if mem.kind != "bytes":
-                    raise ProgramError(f"{where}: byte access to word memory")
-                bits = op.args[2]
-                if bits not in (8, 16, 32, 64) or bits > program.bits:
-                    raise ProgramError(f"{where}: bad access width")
-                if not 0 <= op.args[1] <= mem.length - bits // 8:
-                    raise ProgramError(f"{where}: offset out of bounds")
-            else:
-                if mem.kind != "words":
-                    raise ProgramError(f"{where}: word access to byte memory")
-                if not 0 <= op.args[1] < mem.length:
-                    raise ProgramError(f"{where}: index out of bounds")
-            if op.code in ("st", "stw") and not mem.writable:
-                raise ProgramError(f"{where}: store to read-only memory")
+        problem = _check_op(op, program.bits, mask, defined, mems)
+        if problem:
+            raise ProgramError(f"{program.name}: op {i} ({op}): {problem}")
         if op.dst is not None:
-            if not _NAME.match(op.dst) or keyword.iskeyword(op.dst):
-                raise ProgramError(f"{where}: bad value name")
-            if op.dst in defined:
-                raise ProgramError(f"{where}: '{op.dst}' assigned twice")
             defined.add(op.dst)
+
+
+def _check_op(op: Op, bits: int, mask: int, defined: set, mems: dict) -> str | None:
+    if op.code not in OPCODES:
+        return "unknown opcode"
+    nargs, writes = OPCODES[op.code]
+    if len(op.args) != nargs:
+        return f"expects {nargs} operands"
+    if writes != (op.dst is not None):
+        return "destination mismatch"
+    if op.code == "note":
+        return None
+    for a in _value_operands(op):
+        if isinstance(a, str):
+            if a not in defined:
+                return f"'{a}' used before it is defined"
+        elif not 0 <= a <= mask:
+            return "immediate out of range"
+    if op.code in ("ror", "shl", "shr") and not 0 < op.args[1] < bits:
+        return "shift amount out of range"
+    if op.code in ("ld", "st", "ldw", "stw"):
+        mem = mems.get(op.args[0])
+        if mem is None:
+            return f"unknown memory '{op.args[0]}'"
+        if op.code in ("ld", "st"):
+            if mem.kind != "bytes":
+                return "byte access to word memory"
+            width = op.args[2]
+            if width not in (8, 16, 32, 64) or width > bits:
+                return "bad access width"
+            if not 0 <= op.args[1] <= mem.length - width // 8:
+                return "offset out of bounds"
+        else:
+            if mem.kind != "words":
+                return "word access to byte memory"
+            if not 0 <= op.args[1] < mem.length:
+                return "index out of bounds"
+        if op.code in ("st", "stw") and not mem.writable:
+            return "store to read-only memory"
+    if op.dst is not None:
+        if not _NAME.match(op.dst) or keyword.iskeyword(op.dst):
+            return "bad value name"
+        if op.dst in defined:
+            return f"'{op.dst}' assigned twice"
+    return None
 
 
 def _value_operands(op: Op) -> tuple:

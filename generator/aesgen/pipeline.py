@@ -50,8 +50,8 @@ def select_variants(variants: list[Variant], patterns: list[str] | None) -> list
     return chosen
 
 
-def output_path(variant: Variant) -> str:
-    return EMITTERS[variant.target.emitter].output(variant)
+def output_paths(variant: Variant) -> list[str]:
+    return EMITTERS[variant.target.emitter].outputs(variant)
 
 
 def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=None) -> dict[str, str]:
@@ -71,8 +71,9 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
             outputs[rel] = text
     backends = sorted({v.backend for v in variants})
     context = {
-        "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "path": output_path(v),
-                      "describe": v.describe()} for v in variants],
+        "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
+                      "describe": v.describe(), "guard": EMITTERS[v.target.emitter].compile_guard}
+                     for v in variants],
         "backends": backends,
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
     }
@@ -92,4 +93,4 @@ def input_files(paths: Paths) -> list[Path]:
 
 def output_files(paths: Paths) -> list[str]:
     _, variants = load(paths)
-    return sorted([output_path(v) for v in variants] + list(AGGREGATES))
+    return sorted([p for v in variants for p in output_paths(v)] + list(AGGREGATES))

@@ -7,6 +7,9 @@ check of the circuits in `algorithm/circuits/`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from operator import itemgetter
+
 ROUNDS = {128: 10, 192: 12, 256: 14}
 
 
@@ -42,6 +45,8 @@ def _affine(x: int) -> int:
 
 SBOX = tuple(_affine(_gf_inv(x)) for x in range(256))
 INV_SBOX = tuple(SBOX.index(y) for y in range(256))
+# products by the MixColumns coefficients, computed with gf_mul (speed for the model)
+_MUL = {c: tuple(gf_mul(c, x) for x in range(256)) for c in (1, 2, 3, 9, 11, 13, 14)}
 
 
 def rounds_for(key_bits: int) -> int:
@@ -50,7 +55,8 @@ def rounds_for(key_bits: int) -> int:
     return ROUNDS[key_bits]
 
 
-def expand_key(key: bytes) -> list[bytes]:
+@lru_cache(maxsize=64)
+def expand_key(key: bytes) -> tuple[bytes, ...]:
     """Round keys k_0..k_Nr, 16 bytes each (FIPS-197 section 5.2)."""
     nk = len(key) // 4
     nr = rounds_for(len(key) * 8)
@@ -65,42 +71,46 @@ def expand_key(key: bytes) -> list[bytes]:
         elif nk > 6 and i % nk == 4:
             t = [SBOX[b] for b in t]
         words.append([a ^ b for a, b in zip(words[i - nk], t)])
-    return [bytes(sum(words[4 * r:4 * r + 4], [])) for r in range(nr + 1)]
+    return tuple(bytes(sum(words[4 * r:4 * r + 4], [])) for r in range(nr + 1))
 
 
 # State: 16 bytes in FIPS-197 order, byte index = 4*column + row.
 
+_SBOX_BYTES = bytes(SBOX)
+_INV_SBOX_BYTES = bytes(INV_SBOX)
+# ShiftRows^e as a byte gather, for e mod 4
+_SHIFT = tuple(itemgetter(*(4 * ((c + e * r) % 4) + r for c in range(4) for r in range(4))) for e in range(4))
+
+
 def sub_bytes(s: bytes) -> bytes:
-    return bytes(SBOX[b] for b in s)
+    return s.translate(_SBOX_BYTES)
 
 
 def inv_sub_bytes(s: bytes) -> bytes:
-    return bytes(INV_SBOX[b] for b in s)
+    return s.translate(_INV_SBOX_BYTES)
 
 
 def shift_rows(s: bytes, e: int = 1) -> bytes:
     """ShiftRows^e: row r rotates left by e*r columns (negative e shifts right)."""
-    return bytes(s[4 * ((c + e * r) % 4) + r] for c in range(4) for r in range(4))
-
-
-def mix_column_bytes(col, coeffs) -> list[int]:
-    return [
-        gf_mul(coeffs[0], col[r]) ^ gf_mul(coeffs[1], col[(r + 1) % 4])
-        ^ gf_mul(coeffs[2], col[(r + 2) % 4]) ^ gf_mul(coeffs[3], col[(r + 3) % 4])
-        for r in range(4)
-    ]
+    return bytes(_SHIFT[e % 4](s))
 
 
 def mix_columns(s: bytes, inverse: bool = False) -> bytes:
-    coeffs = (14, 11, 13, 9) if inverse else (2, 3, 1, 1)
-    out = []
-    for c in range(4):
-        out += mix_column_bytes(s[4 * c:4 * c + 4], coeffs)
+    """MixColumns (coefficients 02 03 01 01) or its inverse (0e 0b 0d 09) on each column."""
+    a, b, c, d = (_MUL[k] for k in ((14, 11, 13, 9) if inverse else (2, 3, 1, 1)))
+    out = bytearray(16)
+    for i in range(0, 16, 4):
+        s0, s1, s2, s3 = s[i:i + 4]
+        out[i] = a[s0] ^ b[s1] ^ c[s2] ^ d[s3]
+        out[i + 1] = a[s1] ^ b[s2] ^ c[s3] ^ d[s0]
+        out[i + 2] = a[s2] ^ b[s3] ^ c[s0] ^ d[s1]
+        out[i + 3] = a[s3] ^ b[s0] ^ c[s1] ^ d[s2]
     return bytes(out)
 
 
 def xor(a: bytes, b: bytes) -> bytes:
-    return bytes(x ^ y for x, y in zip(a, b))
+    n = min(len(a), len(b))
+    return (int.from_bytes(a[:n], "big") ^ int.from_bytes(b[:n], "big")).to_bytes(n, "big")
 
 
 def encrypt_block(key: bytes, block: bytes) -> bytes:

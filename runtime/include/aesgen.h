@@ -51,7 +51,8 @@ typedef enum aesgen_status {
     AESGEN_ERR_CONTEXT = -5,    /* context or stream not initialised (or wiped) */
     AESGEN_ERR_BACKEND = -6     /* backend name unknown, or not usable on this CPU
                                    (also returned by aesgen_init when the
-                                   AESGEN_BACKEND environment variable names one) */
+                                   AESGEN_BACKEND environment variable names one, or
+                                   AESGEN_CPU_DISABLE names an unknown feature) */
 } aesgen_status;
 
 typedef enum aesgen_direction {
@@ -120,7 +121,9 @@ AESGEN_API int aesgen_backend_supported(const char *name);
 /* Force every later aesgen_init in this process onto one backend (tests,
  * benchmarks). NULL returns to automatic choice. Contexts already set up
  * keep their variants. The AESGEN_BACKEND environment variable does the
- * same for a whole process; a call to this function overrides it. */
+ * same for a whole process; a call to this function overrides it.
+ * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
+ * avx512vl, avx512bw) hides CPU features from dispatch for a process. */
 AESGEN_API int aesgen_force_backend(const char *name);
 
 /* The variant aesgen_init would pick now for a key size (128, 192, 256) and

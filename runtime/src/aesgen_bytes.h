@@ -60,16 +60,30 @@ static inline void aesgen_store_le64(uint8_t *p, uint64_t v)
     aesgen_store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* counter += 1 as a 128-bit big-endian integer, wrapping at 2^128; no
- * branch on the counter's value. */
+static inline uint64_t aesgen_load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* counter += n as a 128-bit big-endian integer, wrapping at 2^128; no branch
+ * on the counter's value. */
+static inline void aesgen_ctr_add(uint8_t counter[16], uint64_t n)
+{
+    unsigned carry = 0;
+    for (int i = 15; i >= 0; i--) {
+        const unsigned sum = counter[i] + (unsigned)(n & 0xff) + carry;
+        counter[i] = (uint8_t)sum;
+        carry = sum >> 8;
+        n >>= 8;
+    }
+}
+
 static inline void aesgen_ctr_increment(uint8_t counter[16])
 {
-    unsigned carry = 1;
-    for (int i = 15; i >= 0; i--) {
-        carry += counter[i];
-        counter[i] = (uint8_t)carry;
-        carry >>= 8;
-    }
+    aesgen_ctr_add(counter, 1);
 }
 
 #endif /* AESGEN_BYTES_H */

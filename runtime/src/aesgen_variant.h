@@ -13,9 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CPU features a variant may require (bit mask). */
+/* CPU features a variant may require (bit mask); cpu.c detects them, with the
+ * OS's consent for the register state (xgetbv) where that matters. */
 enum {
-    AESGEN_CPU_NONE = 0
+    AESGEN_CPU_NONE = 0,
+    AESGEN_CPU_AESNI = 1u << 0,
+    AESGEN_CPU_SSSE3 = 1u << 1,
+    AESGEN_CPU_AVX = 1u << 2,      /* and OS-enabled ymm state */
+    AESGEN_CPU_AVX2 = 1u << 3,
+    AESGEN_CPU_VAES = 1u << 4,
+    AESGEN_CPU_AVX512F = 1u << 5,  /* and OS-enabled zmm and opmask state */
+    AESGEN_CPU_AVX512VL = 1u << 6,
+    AESGEN_CPU_AVX512BW = 1u << 7
 };
 
 /* Largest round-key schedule any variant may use, in bytes. */

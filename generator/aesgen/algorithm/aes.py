@@ -198,3 +198,41 @@ def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Progr
         bld.prefix = ""
     s = layout.add_round_key(bld, s, "rk", 0)
     return _finish_core(prog, bld, layout, s)
+
+
+def _xtime_packed(bld: Builder, x: str, hint: str) -> str:
+    """Multiply four bytes packed in a 32-bit word by x in GF(2^8), without branches."""
+    hi = bld.and_(bld.shr(x, 7, hint=hint), 0x01010101, hint=hint)
+    lo = bld.and_(bld.shl(x, 1, hint=hint), 0xFEFEFEFE, hint=hint)
+    # hi * 0x1b = hi ^ hi<<1 ^ hi<<3 ^ hi<<4 (no carries: each byte of hi is 0 or 1)
+    r = bld.xor(lo, hi, hint=hint)
+    for s in (1, 3, 4):
+        r = bld.xor(r, bld.shl(hi, s, hint=hint), hint=hint)
+    return r
+
+
+def equivalent_inverse_keys(key_bits: int) -> Program:
+    """Round keys for the equivalent inverse cipher (FIPS-197 5.3.5), as AES-NI style
+    decryption needs them: dk_0 = k_Nr, dk_i = InvMixColumns(k_(Nr-i)), dk_Nr = k_0."""
+    nr = rounds(key_bits)
+    prog = Program(f"aes{key_bits}_equivalent_inverse_keys", 32, (
+        Memory("rkb", "bytes", 16 * (nr + 1), False),
+        Memory("drk", "bytes", 16 * (nr + 1), True),
+    ))
+    bld = Builder(prog)
+    for i in range(nr + 1):
+        src = nr - i
+        bld.note(f"dk{i} = " + (f"InvMixColumns(k{src})" if 0 < i < nr else f"k{src}"))
+        for col in range(4):
+            bld.prefix = f"dk{i}c{col}_"
+            x = bld.ld("rkb", 16 * src + 4 * col, 32, hint="k")
+            if 0 < i < nr:
+                # c = a + rho a, d = a + 2c, f = c + 4d, out = d + f + rho^2 f (rho: next row)
+                c = bld.xor(x, bld.ror(x, 8, hint="r"), hint="c")
+                d = bld.xor(x, _xtime_packed(bld, c, "x"), hint="d")
+                f = bld.xor(c, _xtime_packed(bld, _xtime_packed(bld, d, "y"), "z"), hint="f")
+                x = bld.xor(bld.xor(d, f, hint="o"), bld.ror(f, 16, hint="r2"), hint="o")
+            bld.st("drk", 16 * i + 4 * col, 32, x)
+    bld.prefix = ""
+    eliminate_dead_code(prog)
+    return prog

@@ -2,11 +2,14 @@
 has the model execute them, and renders the files.
 
 An emitter provides: `name`; `schema` (its TOML tables); `parameters` (names usable in
-dispatch.backend); `cpu_features` (names the runtime detects); `validate(target)`;
-`variants(target)`; `build(variant)`; `verify(built)`; `render(built, renderer, verified)`.
+dispatch.backend); `cpu_features` (names the runtime detects); `compile_guard` (the C
+preprocessor condition under which its files build, or None); `validate(target)`;
+`variants(target)`; `outputs(variant)`; `build(variant)`; `verify(built)`;
+`render(built, renderer, verified)`.
 A porter adds a module here and registers it below; no other target's code changes.
 """
 
 from .c_bitsliced import CBitslicedEmitter
+from .x86_64_aes import X86AesEmitter
 
-EMITTERS = {e.name: e for e in (CBitslicedEmitter(),)}
+EMITTERS = {e.name: e for e in (CBitslicedEmitter(), X86AesEmitter())}

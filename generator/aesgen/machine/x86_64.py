@@ -1,0 +1,376 @@
+"""x86-64: the instructions the AES loops use, each with one meaning (for the model) and
+one spelling per encoding (GNU as, AT&T operand order).
+
+Encodings: "sse" (legacy SSE/AES-NI: two operands, the destination is also the first
+source; memory operands must be 16-byte aligned), "vex" (AVX/AVX2/VAES: three operands,
+xmm0-15/ymm0-15), "evex" (AVX-512: also xmm16-31 and zmm). The emitter picks operands the
+encoding allows; `check_encodable` rejects anything else before printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import reference
+
+WIDTH_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
+ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")           # SysV integer arguments
+SCRATCH_GPRS = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11")
+CALLEE_SAVED_GPRS = ("rbx", "rbp", "r12", "r13", "r14", "r15")
+
+
+@dataclass(frozen=True)
+class V:
+    """A vector register: kind xmm/ymm/zmm, number 0..31."""
+    kind: str
+    n: int
+
+    @property
+    def width(self) -> int:
+        return WIDTH_BYTES[self.kind]
+
+    def view(self, kind: str) -> "V":
+        return V(kind, self.n)
+
+    def __str__(self) -> str:
+        return f"%{self.kind}{self.n}"
+
+
+@dataclass(frozen=True)
+class G:
+    """A 64-bit general register."""
+    name: str
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+@dataclass(frozen=True)
+class M:
+    """Memory at base + disp, or at a local label (RIP-relative) + disp."""
+    base: G | None
+    disp: int = 0
+    label: str | None = None
+
+    def __str__(self) -> str:
+        if self.label is not None:
+            return f"{self.label}{'+' + str(self.disp) if self.disp else ''}(%rip)"
+        return f"{self.disp if self.disp else ''}({self.base})"
+
+    def offset(self, n: int) -> "M":
+        return M(self.base, self.disp + n, self.label)
+
+
+@dataclass(frozen=True)
+class Imm:
+    value: int
+
+    def __str__(self) -> str:
+        return f"${self.value}"
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Instr:
+    """op and operands in Intel order (destination first). `key` is the round key an AES
+    op must read (the model checks it); `note` becomes an end-of-line comment."""
+    op: str
+    args: tuple = ()
+    key: tuple | None = None
+    note: str = ""
+
+
+AES_OPS = ("aesenc", "aesenclast", "aesdec", "aesdeclast")
+VEC3_OPS = ("xor", "addq", "shufb", "lshift") + AES_OPS
+BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
+
+
+class EncodingError(Exception):
+    pass
+
+
+def _mnemonic(op: str, enc: str, dst: V | None) -> str:
+    kind = dst.kind if dst is not None else "xmm"
+    if op in AES_OPS:
+        return op if enc == "sse" else "v" + op
+    table = {
+        "xor": {"sse": "pxor", "vex": "vpxor", "evex": "vpxorq"},
+        "addq": {"sse": "paddq", "vex": "vpaddq", "evex": "vpaddq"},
+        "shufb": {"sse": "pshufb", "vex": "vpshufb", "evex": "vpshufb"},
+        "load": {"sse": "movdqu", "vex": "vmovdqu", "evex": "vmovdqu64"},
+        "store": {"sse": "movdqu", "vex": "vmovdqu", "evex": "vmovdqu64"},
+        "mov": {"sse": "movdqa", "vex": "vmovdqa", "evex": "vmovdqa64"},
+    }
+    if op == "bcast":
+        if kind == "xmm":
+            return _mnemonic("load", enc, dst)
+        return "vbroadcasti128" if enc == "vex" else "vbroadcasti32x4"
+    return table[op][enc]
+
+
+def check_encodable(ins: Instr, enc: str) -> None:
+    """Reject operands the encoding cannot express."""
+    if sum(isinstance(a, M) for a in ins.args) > 1:
+        raise EncodingError(f"{ins.op}: at most one memory operand")
+    regs = [a for a in ins.args if isinstance(a, V)]
+    for r in regs:
+        if enc == "sse" and (r.kind != "xmm" or r.n > 15):
+            raise EncodingError(f"{ins.op}: {r} needs VEX/EVEX")
+        if enc == "vex" and (r.kind == "zmm" or r.n > 15):
+            raise EncodingError(f"{ins.op}: {r} needs EVEX")
+    if enc == "sse" and ins.op in VEC3_OPS and ins.args[0] != ins.args[1]:
+        raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+
+
+def render(ins: Instr, enc: str) -> str:
+    """One line of GNU as (AT&T operand order)."""
+    check_encodable(ins, enc)
+    op, a = ins.op, ins.args
+    comment = f"  # {ins.note}" if ins.note else ""
+    if op == "label":
+        return f"{a[0]}:"
+    if op == "lshift":
+        # dst = [b's last lane, a's lanes 0..n-2]: the block before each block of a
+        dst, src_a, src_b = a
+        if dst.kind == "xmm" or enc == "sse":
+            raise EncodingError("lshift needs a ymm or zmm destination")
+        if enc == "vex":
+            text = f"vperm2i128 $0x21, {src_a}, {src_b}, {dst}"
+        else:
+            text = f"valignq ${2 * (dst.width // 16 - 1)}, {src_b}, {src_a}, {dst}"
+    elif op in VEC3_OPS:
+        dst, src1, src2 = a
+        mnem = _mnemonic(op, enc, dst)
+        text = f"{mnem} {src2}, {dst}" if enc == "sse" else f"{mnem} {src2}, {src1}, {dst}"
+    elif op in ("load", "bcast", "mov"):
+        text = f"{_mnemonic(op, enc, a[0])} {a[1]}, {a[0]}"
+    elif op == "store":
+        text = f"{_mnemonic(op, enc, a[1])} {a[1]}, {a[0]}"
+    elif op in ("addg", "subg", "movg", "cmpg"):
+        mnem = {"addg": "addq", "subg": "subq", "movg": "movq", "cmpg": "cmpq"}[op]
+        text = f"{mnem} {a[1]}, {a[0]}"
+    elif op == "lea":
+        text = f"leaq {a[1]}, {a[0]}"
+    elif op in ("testg",):
+        text = f"testq {a[1]}, {a[0]}"
+    elif op in BRANCHES:
+        text = f"{op} {a[0]}"
+    elif op in ("ret", "vzeroupper", "endbr64"):
+        text = op
+    else:
+        raise EncodingError(f"no spelling for {op}")
+    return f"\t{text}{comment}"
+
+
+# ------------------------------------------------------------------------ the model
+
+class MachineError(Exception):
+    """An emitted instruction stream misbehaved in the model."""
+
+
+def _lanes(data: bytes) -> list[bytes]:
+    return [data[i:i + 16] for i in range(0, len(data), 16)]
+
+
+def aes_lane(op: str, state: bytes, key: bytes) -> bytes:
+    if op == "aesenc":
+        s = reference.mix_columns(reference.shift_rows(reference.sub_bytes(state)))
+    elif op == "aesenclast":
+        s = reference.shift_rows(reference.sub_bytes(state))
+    elif op == "aesdec":
+        s = reference.mix_columns(reference.inv_sub_bytes(reference.shift_rows(state, -1)), inverse=True)
+    else:
+        s = reference.inv_sub_bytes(reference.shift_rows(state, -1))
+    return reference.xor(s, key)
+
+
+class Memory:
+    """Named regions at fixed addresses; every access must fall inside one region."""
+
+    def __init__(self):
+        self.regions: dict[str, tuple[int, bytearray]] = {}
+        self._next = 0x10000
+
+    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None) -> int:
+        if alias_of is not None:
+            self.regions[name] = self.regions[alias_of]
+            return self.regions[name][0]
+        base = self._next
+        self._next += (len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
+        self.regions[name] = (base, bytearray(data))
+        return base
+
+    def find(self, addr: int, n: int) -> tuple[str, bytearray, int]:
+        for name, (base, buf) in self.regions.items():
+            if base <= addr and addr + n <= base + len(buf):
+                return name, buf, addr - base
+        raise MachineError(f"access of {n} bytes at {addr:#x} is outside every buffer")
+
+    def read(self, addr: int, n: int) -> bytes:
+        _, buf, off = self.find(addr, n)
+        return bytes(buf[off:off + n])
+
+    def write(self, addr: int, data: bytes) -> None:
+        _, buf, off = self.find(addr, len(data))
+        buf[off:off + len(data)] = data
+
+    def bytes_of(self, name: str) -> bytes:
+        return bytes(self.regions[name][1])
+
+
+class Machine:
+    """Registers, memory and a program counter over a list of Instr.
+
+    Each vector register lane carries a tag: ("key", i) after a load of round key i from
+    the schedule, ("key^data", i) after such a key is XORed with other data, else None.
+    An AES op whose `key` field names round key i fails unless its key operand carries
+    that tag: reading a clobbered key register cannot pass unnoticed."""
+
+    def __init__(self, memory: Memory, schedule_region: str, encoding: str):
+        self.mem = memory
+        self.schedule = schedule_region
+        self.enc = encoding
+        self.gpr = {name: 0 for name in SCRATCH_GPRS + CALLEE_SAVED_GPRS + ("rsp",)}
+        self.vec = {n: [bytes(16)] * 4 for n in range(32)}
+        self.tag: dict[int, list] = {n: [None] * 4 for n in range(32)}
+        self.zf = self.cf = False
+        self.steps = 0
+
+    # operands
+    def _addr(self, m: M, labels_data: dict) -> int:
+        if m.label is not None:
+            return labels_data[m.label] + m.disp
+        return self.gpr[m.base.name] + m.disp
+
+    def _key_tag(self, addr: int, width: int) -> tuple | None:
+        base, buf = self.mem.regions[self.schedule]
+        if base <= addr < base + len(buf) and (addr - base) % 16 == 0 and width == 16:
+            return ("key", (addr - base) // 16)
+        return None
+
+    def read_vec(self, operand, lanes: int, data_labels: dict) -> tuple[list[bytes], list]:
+        if isinstance(operand, V):
+            return self.vec[operand.n][:lanes], self.tag[operand.n][:lanes]
+        addr = self._addr(operand, data_labels)
+        data = self.mem.read(addr, 16 * lanes)
+        tags = [self._key_tag(addr + 16 * i, 16) if lanes == 1 else None for i in range(lanes)]
+        return _lanes(data), tags
+
+    def write_vec(self, reg: V, values: list[bytes], tags: list) -> None:
+        lanes = len(values)
+        if self.enc == "sse":   # legacy encodings keep the upper lanes
+            self.vec[reg.n] = values + self.vec[reg.n][lanes:]
+            self.tag[reg.n] = tags + self.tag[reg.n][lanes:]
+        else:                   # VEX/EVEX zero them
+            self.vec[reg.n] = values + [bytes(16)] * (4 - lanes)
+            self.tag[reg.n] = tags + [None] * (4 - lanes)
+
+    def run(self, program: list[Instr], entry: str, data_labels: dict, max_steps: int = 2_000_000) -> None:
+        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
+        pc = labels[entry]
+        while True:
+            if pc >= len(program):
+                raise MachineError("ran off the end of the function")
+            ins = program[pc]
+            pc += 1
+            self.steps += 1
+            if self.steps > max_steps:
+                raise MachineError("no return after many steps (endless loop?)")
+            target = self.step(ins, data_labels)
+            if target == "ret":
+                return
+            if target is not None:
+                pc = labels[target]
+
+    def step(self, ins: Instr, data_labels: dict):
+        op, a = ins.op, ins.args
+        if op in ("label", "endbr64"):
+            return None
+        if op == "vzeroupper":
+            for n in range(16):
+                self.vec[n] = self.vec[n][:1] + [bytes(16)] * 3
+                self.tag[n] = self.tag[n][:1] + [None] * 3
+            return None
+        if op == "ret":
+            return "ret"
+        if op in BRANCHES:
+            taken = {"jmp": True, "jb": self.cf, "jae": not self.cf, "jz": self.zf, "jnz": not self.zf}[op]
+            return a[0].name if taken else None
+        if op in ("addg", "subg", "cmpg"):
+            x = self.gpr[a[0].name]
+            y = a[1].value if isinstance(a[1], Imm) else self.gpr[a[1].name]
+            r = x + y if op == "addg" else x - y
+            self.cf = (r < 0) if op != "addg" else r >= 1 << 64
+            r &= (1 << 64) - 1
+            self.zf = r == 0
+            if op != "cmpg":
+                self.gpr[a[0].name] = r
+            return None
+        if op == "testg":
+            r = self.gpr[a[0].name] & self.gpr[a[1].name]
+            self.zf, self.cf = r == 0, False
+            return None
+        if op == "movg":
+            self.gpr[a[0].name] = a[1].value if isinstance(a[1], Imm) else self.gpr[a[1].name]
+            return None
+        if op == "lea":
+            self.gpr[a[0].name] = self._addr(a[1], data_labels) & ((1 << 64) - 1)
+            return None
+        # vector operations
+        dst = a[0]
+        if op == "store":
+            src = a[1]
+            lanes = src.width // 16
+            self.mem.write(self._addr(dst, data_labels), b"".join(self.vec[src.n][:lanes]))
+            return None
+        lanes = dst.width // 16
+        if op == "load":
+            values, tags = self.read_vec(a[1], lanes, data_labels)
+            self.write_vec(dst, values, [None] * lanes)
+            return None
+        if op == "bcast":
+            addr = self._addr(a[1], data_labels)
+            block = self.mem.read(addr, 16)
+            self.write_vec(dst, [block] * lanes, [self._key_tag(addr, 16)] * lanes)
+            return None
+        if op == "mov":
+            self.write_vec(dst, list(self.vec[a[1].n][:lanes]), list(self.tag[a[1].n][:lanes]))
+            return None
+        x, xt = self.read_vec(a[1], lanes, data_labels)
+        y, yt = self.read_vec(a[2], lanes, data_labels)
+        if op == "xor":
+            out = [reference.xor(p, q) for p, q in zip(x, y)]
+            tags = []
+            for p, q in zip(xt, yt):
+                key = p if p and p[0] == "key" else q if q and q[0] == "key" else None
+                other = q if key is p else p
+                tags.append(("key^data", key[1]) if key and other is None else None)
+            self.write_vec(dst, out, tags)
+        elif op == "addq":
+            out = []
+            for p, q in zip(x, y):
+                lo = (int.from_bytes(p[:8], "little") + int.from_bytes(q[:8], "little")) & ((1 << 64) - 1)
+                hi = (int.from_bytes(p[8:], "little") + int.from_bytes(q[8:], "little")) & ((1 << 64) - 1)
+                out.append(lo.to_bytes(8, "little") + hi.to_bytes(8, "little"))
+            self.write_vec(dst, out, [None] * lanes)
+        elif op == "shufb":
+            out = [bytes(0 if m & 0x80 else p[m & 15] for m in q) for p, q in zip(x, y)]
+            self.write_vec(dst, out, [None] * lanes)
+        elif op == "lshift":
+            self.write_vec(dst, [y[-1]] + x[:-1], [None] * lanes)
+        elif op in AES_OPS:
+            if ins.key is not None:
+                for t in yt:
+                    if t != ins.key:
+                        raise MachineError(f"{op} expected round key {ins.key} in its key operand, found {t}")
+            self.write_vec(dst, [aes_lane(op, p, q) for p, q in zip(x, y)], [None] * lanes)
+        else:
+            raise MachineError(f"the model has no meaning for {op}")
+        return None

@@ -1,0 +1,164 @@
+"""Interleave factors and key-register policies for hardware AES loops (ISA-neutral).
+
+A loop iteration takes N data vectors through rounds 0..Nr; round key i is read in round i
+only. Registers hold the data (the whole iteration), loop-carried values such as a counter
+or a chaining block (`aux`), short-lived temporaries of the final round (`temps`, e.g. the
+last round key XORed with data), and round keys. The budget decides where keys live:
+
+  resident   every round key in its own register, loaded once per call;
+  borrow     keys resident, but the final round's temporaries live in the registers of
+             keys whose round is already over (the first rounds), and those keys are
+             reloaded after the temporaries die: the SPARC AES-256 schedule, generalised;
+  partial    the last P round keys resident, the others streamed;
+  streamed   every round key loaded just before its round into two rotating registers
+             (or read as a memory operand where the ISA allows it).
+
+`plan` picks the first policy that fits (in that order) unless one is forced. The plan
+says which register holds what; `KeyTracker` follows every register through the emitted
+code so that an AES op can only be emitted against a register that holds its key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+POLICIES = ("resident", "borrow", "partial", "streamed")
+ROTATING = 2   # registers streamed keys pass through: one in use, the next one loading
+
+
+class PlanError(Exception):
+    pass
+
+
+def default_interleave(latency: int, issue_per_cycle: int) -> int:
+    """Independent AES ops needed in flight to cover the latency at full issue rate."""
+    return max(1, math.ceil(latency * issue_per_cycle))
+
+
+@dataclass(frozen=True)
+class Need:
+    data: int      # data vectors per iteration
+    aux: int       # loop-carried values other than keys
+    temps: int     # temporaries (reused across the data vectors)
+    keys: int      # round keys, Nr + 1
+    temp_phase: str = "final"   # temporaries live in the final round, or "initial" (before round 1)
+
+
+@dataclass
+class Plan:
+    policy: str
+    registers: int
+    need: Need
+    data: list[int]
+    aux: list[int]
+    temps: list[int]
+    resident: dict[int, int]              # round -> register
+    rotating: list[int] = field(default_factory=list)
+    borrowed: dict[int, int] = field(default_factory=dict)   # temp index -> round it borrows
+    memory_operands: bool = False         # streamed keys read straight from memory
+    note: str = ""
+
+    def streamed(self, rnd: int) -> bool:
+        return rnd not in self.resident
+
+    def used(self) -> int:
+        regs = set(self.data) | set(self.aux) | set(self.temps) | set(self.resident.values()) | set(self.rotating)
+        return len(regs)
+
+    def describe(self) -> str:
+        n = self.need.keys
+        if self.policy == "resident":
+            keys = f"all {n} round keys resident"
+        elif self.policy == "borrow":
+            rounds = ", ".join(f"k{r}" for r in sorted(set(self.borrowed.values())))
+            keys = (f"all {n} round keys resident; the final round's temporaries borrow the registers of "
+                    f"{rounds}, which are reloaded after their last use")
+        elif self.policy == "partial":
+            res = sorted(self.resident)
+            via = "read as memory operands" if self.memory_operands else \
+                f"streamed through {len(self.rotating)} rotating registers"
+            keys = f"round keys k{res[0]}..k{res[-1]} resident, the other {n - len(res)} {via}"
+        else:
+            keys = ("every round key read as a memory operand" if self.memory_operands else
+                    f"every round key streamed through {len(self.rotating)} rotating registers")
+        text = (f"{self.policy}: {keys}; {len(self.data)} data, {len(self.aux)} loop-carried, "
+                f"{len(self.temps)} temporary; {self.used()} of {self.registers} registers")
+        return text + (f" ({self.note})" if self.note else "")
+
+
+def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool = False) -> Plan:
+    """Assign registers 0..registers-1. memory_operands: the ISA can take a 16-byte round
+    key straight from memory, so streaming needs no rotating registers."""
+    if policy not in POLICIES + ("auto",):
+        raise PlanError(f"unknown key policy {policy!r} (one of {', '.join(POLICIES)}, auto)")
+    base = need.data + need.aux
+    rot = 0 if memory_operands else ROTATING
+    fits = {
+        "resident": base + need.temps + need.keys <= registers,
+        "borrow": need.temps > 0 and base + need.keys <= registers and need.temps <= need.keys - 2,
+        "partial": base + need.temps + rot + 1 <= registers,
+        "streamed": base + need.temps + rot <= registers,
+    }
+    note = ""
+    if policy == "auto":
+        chosen = next((p for p in POLICIES if fits[p]), None)
+        if chosen is None:
+            raise PlanError(f"{registers} registers cannot hold {need.data} data vectors, {need.aux} "
+                            f"loop-carried values and {need.temps} temporaries even with streamed keys")
+    else:
+        chosen = policy
+        if chosen == "borrow" and need.temps == 0:
+            chosen, note = "resident", "forced borrow: this loop has no temporaries to place"
+        if not fits[chosen]:
+            raise PlanError(f"policy {policy} does not fit: {registers} registers for {need}")
+    regs = iter(range(registers))
+    data = [next(regs) for _ in range(need.data)]
+    aux = [next(regs) for _ in range(need.aux)]
+    if chosen == "resident":
+        temps = [next(regs) for _ in range(need.temps)]
+        return Plan(chosen, registers, need, data, aux, temps, {r: next(regs) for r in range(need.keys)}, note=note)
+    if chosen == "borrow":
+        resident = {r: next(regs) for r in range(need.keys)}
+        if need.temp_phase == "final":
+            # the earliest rounds' keys are dead by the final round; k0 last, since it is
+            # also the first key the next iteration needs
+            lenders = list(range(1, need.keys - 1)) + [0]
+        else:
+            # before round 1 the last rounds' keys are not needed yet
+            lenders = list(range(need.keys - 1, 1, -1))
+        borrowed = {t: lenders[t] for t in range(need.temps)}
+        temps = [resident[borrowed[t]] for t in range(need.temps)]
+        return Plan(chosen, registers, need, data, aux, temps, resident, borrowed=borrowed, note=note)
+    temps = [next(regs) for _ in range(need.temps)]
+    rotating = [next(regs) for _ in range(rot)]
+    if chosen == "partial":
+        count = min(registers - (base + need.temps + rot), need.keys - 1)
+        resident = {r: next(regs) for r in range(need.keys - count, need.keys)}
+        return Plan(chosen, registers, need, data, aux, temps, resident, rotating,
+                    memory_operands=memory_operands, note=note)
+    return Plan(chosen, registers, need, data, aux, temps, {}, rotating, memory_operands=memory_operands, note=note)
+
+
+class KeyTracker:
+    """What every register holds, as the emitter writes code: ("key", i), or a free-form
+    tag for anything else. `require` is called before each AES op."""
+
+    def __init__(self):
+        self.holds: dict[int, object] = {}
+
+    def load_key(self, reg: int, rnd: int) -> None:
+        self.holds[reg] = ("key", rnd)
+
+    def clobber(self, reg: int, what: object = "data") -> None:
+        self.holds[reg] = what
+
+    def require(self, reg: int, rnd: int) -> None:
+        if self.holds.get(reg) != ("key", rnd):
+            raise PlanError(f"register {reg} holds {self.holds.get(reg)!r}, not round key {rnd}")
+
+    def keys(self) -> dict[int, int]:
+        return {reg: h[1] for reg, h in self.holds.items() if isinstance(h, tuple) and h[0] == "key"}
+
+    def snapshot(self) -> dict[int, object]:
+        return dict(self.holds)

@@ -72,7 +72,8 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
     backends = sorted({v.backend for v in variants})
     context = {
         "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
-                      "describe": v.describe(), "guard": EMITTERS[v.target.emitter].compile_guard}
+                      "describe": v.describe(), "guard": EMITTERS[v.target.emitter].compile_guard,
+                      "features": list(v.target.cpu_features)}
                      for v in variants],
         "backends": backends,
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],

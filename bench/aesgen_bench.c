@@ -1,7 +1,7 @@
 /*
  * aesgen_bench.c -- aesgen-bench: throughput of every aesgen backend next
- * to OpenSSL (default and AES-NI masked), BearSSL ct64 and RustCrypto aes
- * 0.6 (soft backend), in one run.
+ * to OpenSSL (default and AES-NI masked), BearSSL ct64, RustCrypto aes 0.6
+ * (soft backend) and libgcrypt, in one run.
  *
  * Method (also printed with the results):
  *  - correctness first: every (implementation, key size, operation) is
@@ -63,6 +63,7 @@ typedef struct opts {
     int peer_noaesni;
     int peer_bearssl;
     int peer_rustcrypto;
+    int peer_gcrypt;
     int counter; /* -1 auto */
     const char *peer_only;
 } opts;
@@ -74,8 +75,8 @@ static void usage(FILE *f)
 "\n"
 "Throughput of every aesgen backend that runs on this CPU next to OpenSSL EVP\n"
 "(default, i.e. AES-NI here), OpenSSL with AES-NI masked (a child process run\n"
-"with OPENSSL_ia32cap=%s), BearSSL ct64 and RustCrypto aes 0.6 (soft backend)\n"
-"when built with them.\n"
+"with OPENSSL_ia32cap=%s), BearSSL ct64, RustCrypto aes 0.6 (soft backend)\n"
+"and libgcrypt when built with them.\n"
 "Operations run in place on a keyed context; ns per operation, MB/s (10^6 B/s),\n"
 "counter per byte and the speed ratio to OpenSSL are medians over interleaved\n"
 "samples. Every row is checked against OpenSSL before it is timed.\n"
@@ -94,7 +95,7 @@ static void usage(FILE *f)
 "  --sizes LIST        message bytes, multiples of 16, K/M suffixes allowed\n"
 "                      (default 16,64,256,1024,8192,1M; --quick: 8192)\n"
 "  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64,\n"
-"                      rustcrypto-aes0.6, all, none\n"
+"                      rustcrypto-aes0.6, gcrypt, all, none\n"
 "                      (default all available; plain OpenSSL always runs: it is\n"
 "                      the correctness reference and the ratio baseline)\n"
 "  --min-time-ms N     minimum duration of one sample (default 2)\n"
@@ -222,10 +223,11 @@ static void add_peer(const char *s, void *ctx)
 {
     opts *o = ctx;
     if (strcmp(s, "none") == 0)
-        o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = 0;
+        o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = o->peer_gcrypt = 0;
     else if (strcmp(s, "all") == 0) {
         o->peer_noaesni = o->peer_bearssl = 1;
         o->peer_rustcrypto = impl_rustcrypto_available();
+        o->peer_gcrypt = impl_gcrypt_available();
     } else if (strcmp(s, "openssl-noaesni") == 0)
         o->peer_noaesni = 1;
     else if (strcmp(s, "bearssl-ct64") == 0) {
@@ -237,11 +239,16 @@ static void add_peer(const char *s, void *ctx)
             arg_error("--peers: rustcrypto-aes0.6 was not built in (cargo or Debian's "
                       "librust-aes-dev not found at configure time)");
         o->peer_rustcrypto = 1;
+    } else if (strcmp(s, "gcrypt") == 0) {
+        if (!impl_gcrypt_available())
+            arg_error("--peers: gcrypt was not built in (libgcrypt not found at configure time, "
+                      "or AESGEN_BENCH_GCRYPT=OFF)");
+        o->peer_gcrypt = 1;
     } else if (strcmp(s, "openssl") == 0)
         ; /* always there */
     else
         arg_error("--peers: unknown peer '%s' (openssl-noaesni, bearssl-ct64, "
-                  "rustcrypto-aes0.6, all, none)",
+                  "rustcrypto-aes0.6, gcrypt, all, none)",
                   s);
 }
 
@@ -265,6 +272,7 @@ static void parse_args(int argc, char **argv, opts *o)
     o->peer_noaesni = 1;
     o->peer_bearssl = impl_bearssl_available();
     o->peer_rustcrypto = impl_rustcrypto_available();
+    o->peer_gcrypt = impl_gcrypt_available();
     int keys_given = 0, peers_given = 0;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -331,7 +339,7 @@ static void parse_args(int argc, char **argv, opts *o)
         } else if (strcmp(name, "--peers") == 0) {
             NEED_VALUE();
             if (!peers_given)
-                o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = 0;
+                o->peer_noaesni = o->peer_bearssl = o->peer_rustcrypto = o->peer_gcrypt = 0;
             peers_given = 1;
             for_each_item(val, name, add_peer, o);
         } else if (strcmp(name, "--min-time-ms") == 0) {
@@ -632,6 +640,12 @@ static void setup_impls(void)
         else
             warn_msg("rustcrypto-aes0.6 row left out: set-up failed");
     }
+    if (O.peer_gcrypt) {
+        if (impl_gcrypt_create(&g_impl[g_nimpl]) == 0)
+            g_nimpl++;
+        else
+            warn_msg("gcrypt row left out: set-up failed");
+    }
 }
 
 /* ---- correctness ------------------------------------------------------ */
@@ -883,23 +897,90 @@ static void print_header(FILE *f)
                 g_preempted, g_samples - g_preempt_unknown, M.loadavg);
 }
 
+/* Width the implementations legend wraps to. */
+#define LEGEND_WIDTH 100
+
+/* Print text with the cursor at column col, wrapping to LEGEND_WIDTH onto
+ * continuation lines indented to column indent: lines are filled word by
+ * word, ending after a "; " when one falls in the last quarter of the line;
+ * a word longer than the line breaks after a ':' (libgcrypt's hwflist is one
+ * ':'-separated word). Ends with a newline. */
+static void print_wrapped(FILE *f, int col, int indent, const char *text)
+{
+    const char *p = text;
+    for (;;) {
+        int room = LEGEND_WIDTH - col;
+        if (room < 40)
+            room = 40;
+        size_t len = strlen(p);
+        if (len <= (size_t)room) {
+            fprintf(f, "%s\n", p);
+            return;
+        }
+        size_t semi = 0, space = 0, colon = 0;
+        for (size_t j = 1; j <= (size_t)room && j < len; j++) {
+            if (p[j - 1] == ':' && p[j] != ' ')
+                colon = j;
+            if (p[j] != ' ')
+                continue;
+            space = j;
+            if (p[j - 1] == ';')
+                semi = j;
+        }
+        size_t cut = semi >= (size_t)room * 3 / 4 ? semi : space ? space : colon;
+        if (cut == 0) { /* nowhere to break inside the room: at the next space */
+            const char *sp = strchr(p + room, ' ');
+            if (!sp) {
+                fprintf(f, "%s\n", p);
+                return;
+            }
+            cut = (size_t)(sp - p);
+        }
+        fprintf(f, "%.*s\n%*s", (int)cut, p, indent, "");
+        p += cut;
+        while (*p == ' ')
+            p++;
+        col = indent;
+        if (*p == '\0') {
+            fputc('\n', f);
+            return;
+        }
+    }
+}
+
 static void print_impl_legend(FILE *f)
 {
+    /* "  name(18) desc...", then per key size and direction "AES-128 enc:
+     * variant" with the variant's info (how it computes) on the line below. */
+    const int desc_col = 2 + 18 + 1, key_col = desc_col + 2, info_col = key_col + 2;
     fprintf(f, "\nimplementations:\n");
     for (int i = 0; i < g_nimpl; i++) {
         impl *im = &g_impl[i];
-        fprintf(f, "  %-18s %s\n", im->name, im->desc);
-        if (im->kind == IMPL_AESGEN)
-            for (int k = 0; k < NKEYS; k++) {
-                if (!O.key_sel[k])
-                    continue;
-                if (im->key_ok[k])
-                    fprintf(f, "  %-18s   AES-%u: %s / %s\n", "", bench_key_bits[k],
-                            im->variant[k][0], im->variant[k][1]);
-                else
-                    fprintf(f, "  %-18s   AES-%u: n/a (%s)\n", "", bench_key_bits[k],
-                            im->key_note[k]);
+        int n = fprintf(f, "  %-18s ", im->name);
+        print_wrapped(f, n > 0 ? n : desc_col, desc_col, im->desc);
+        if (im->kind != IMPL_AESGEN)
+            continue;
+        for (int k = 0; k < NKEYS; k++) {
+            if (!O.key_sel[k])
+                continue;
+            char label[16];
+            snprintf(label, sizeof label, "AES-%u", bench_key_bits[k]);
+            if (!im->key_ok[k]) {
+                char na[200];
+                fprintf(f, "%*s%s: ", key_col, "", label);
+                snprintf(na, sizeof na, "n/a (%s)", im->key_note[k]);
+                print_wrapped(f, key_col + (int)strlen(label) + 2, info_col, na);
+                continue;
             }
+            for (int d = 0; d < 2; d++) {
+                fprintf(f, "%*s%s %s: %s\n", key_col, "", label, d ? "dec" : "enc",
+                        im->variant[k][d]);
+                if (im->variant_info[k][d]) {
+                    fprintf(f, "%*s", info_col, "");
+                    print_wrapped(f, info_col, info_col, im->variant_info[k][d]);
+                }
+            }
+        }
     }
 }
 
@@ -1155,6 +1236,8 @@ static void print_json(FILE *f)
     jstr(f, impl_bearssl_version());
     fputs(",\n    \"rustcrypto\": ", f);
     jstr(f, impl_rustcrypto_version());
+    fputs(",\n    \"gcrypt\": ", f);
+    jstr(f, impl_gcrypt_version());
     fputs(",\n    \"pinning\": {\"pinned\": ", f);
     fputs(M.pinned_cpu >= 0 ? "true" : "false", f);
     fputs(", \"cpu\": ", f);
@@ -1235,7 +1318,7 @@ static void print_json(FILE *f)
     for (int i = 0; i < g_nimpl; i++) {
         impl *im = &g_impl[i];
         static const char *const kinds[] = {"aesgen", "openssl", "bearssl", "openssl-child",
-                                            "rustcrypto"};
+                                            "rustcrypto", "gcrypt"};
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         jstr(f, im->name);
         fputs(", \"kind\": ", f);
@@ -1255,6 +1338,10 @@ static void print_json(FILE *f)
                     jstr(f, im->variant[k][0]);
                     fputs(", \"decrypt\": ", f);
                     jstr(f, im->variant[k][1]);
+                    fputs(", \"encrypt_info\": ", f);
+                    jstr(f, im->variant_info[k][0]);
+                    fputs(", \"decrypt_info\": ", f);
+                    jstr(f, im->variant_info[k][1]);
                     fputs("}", f);
                 } else {
                     fputs("null", f);

@@ -3,8 +3,8 @@
  *
  * The program measures "implementations" (rows): every aesgen backend,
  * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process), BearSSL
- * ct64 and RustCrypto aes 0.6 (soft backend) when they were found at
- * configure time, over the same operations, key sizes and message sizes.
+ * ct64, RustCrypto aes 0.6 (soft backend) and libgcrypt when they were found
+ * at configure time, over the same operations, key sizes and message sizes.
  */
 #ifndef AESGEN_BENCH_H
 #define AESGEN_BENCH_H
@@ -79,7 +79,14 @@ const char *machine_compiler(void);
 
 /* ---- implementations ------------------------------------------------- */
 
-enum impl_kind { IMPL_AESGEN = 0, IMPL_OPENSSL, IMPL_BEARSSL, IMPL_REMOTE, IMPL_RUSTCRYPTO };
+enum impl_kind {
+    IMPL_AESGEN = 0,
+    IMPL_OPENSSL,
+    IMPL_BEARSSL,
+    IMPL_REMOTE,
+    IMPL_RUSTCRYPTO,
+    IMPL_GCRYPT
+};
 
 typedef struct bench_sample {
     double ns;    /* wall time of the sample */
@@ -97,6 +104,7 @@ struct impl {
     char key_note[NKEYS][160]; /* why not (or "") */
     int op_ok[OP_COUNT];       /* supports the operation */
     char variant[NKEYS][2][96]; /* aesgen: variants serving enc/dec */
+    const char *variant_info[NKEYS][2]; /* aesgen: their descriptors' info (or NULL) */
     void *priv;
 
     /* Return the (key, op) state to the start IV / counter. */
@@ -119,6 +127,11 @@ const char *impl_bearssl_version(void);
 int impl_rustcrypto_available(void);
 int impl_rustcrypto_create(impl *im);
 const char *impl_rustcrypto_version(void); /* NULL when not built in */
+int impl_gcrypt_available(void);
+int impl_gcrypt_create(impl *im);
+/* "libgcrypt 1.10.1; hwflist intel-aesni:..." (initialises libgcrypt); NULL
+ * when not built in or when libgcrypt fails to initialise. */
+const char *impl_gcrypt_version(void);
 
 /* Free what *_create allocated (not remote rows: see peer_stop). */
 void impl_destroy(impl *im);

@@ -5715,6 +5715,7 @@ const aesgen_variant aesgen_aes128_dec__portable_bitslice32 = {
     .rank = 901,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 88 * sizeof(uint32_t),
+    .info = "bitsliced, 32-bit words, 2 blocks per batch, 2987 logic ops per batch",
     .setkey = aes128_dec__portable_bitslice32_setkey,
     .ecb = aes128_dec__portable_bitslice32_ecb,
     .cbc = aes128_dec__portable_bitslice32_cbc,

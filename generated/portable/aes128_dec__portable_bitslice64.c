@@ -6255,6 +6255,7 @@ const aesgen_variant aesgen_aes128_dec__portable_bitslice64 = {
     .rank = 901,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 88 * sizeof(uint64_t),
+    .info = "bitsliced, 64-bit words, 4 blocks per batch, 3203 logic ops per batch",
     .setkey = aes128_dec__portable_bitslice64_setkey,
     .ecb = aes128_dec__portable_bitslice64_ecb,
     .cbc = aes128_dec__portable_bitslice64_cbc,

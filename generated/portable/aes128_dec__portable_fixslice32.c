@@ -5763,6 +5763,7 @@ const aesgen_variant aesgen_aes128_dec__portable_fixslice32 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 88 * sizeof(uint32_t),
+    .info = "fixsliced, 32-bit words, 2 blocks per batch, 2459 logic ops per batch",
     .setkey = aes128_dec__portable_fixslice32_setkey,
     .ecb = aes128_dec__portable_fixslice32_ecb,
     .cbc = aes128_dec__portable_fixslice32_cbc,

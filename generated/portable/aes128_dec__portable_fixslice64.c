@@ -6303,6 +6303,7 @@ const aesgen_variant aesgen_aes128_dec__portable_fixslice64 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 88 * sizeof(uint64_t),
+    .info = "fixsliced, 64-bit words, 4 blocks per batch, 2675 logic ops per batch",
     .setkey = aes128_dec__portable_fixslice64_setkey,
     .ecb = aes128_dec__portable_fixslice64_ecb,
     .cbc = aes128_dec__portable_fixslice64_cbc,

@@ -6038,6 +6038,7 @@ const aesgen_variant aesgen_aes128_enc__portable_fixslice64 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 88 * sizeof(uint64_t),
+    .info = "fixsliced, 64-bit words, 4 blocks per batch, 2397 logic ops per batch",
     .setkey = aes128_enc__portable_fixslice64_setkey,
     .ecb = aes128_enc__portable_fixslice64_ecb,
     .cbc = aes128_enc__portable_fixslice64_cbc,

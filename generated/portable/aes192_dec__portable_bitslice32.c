@@ -6215,6 +6215,7 @@ const aesgen_variant aesgen_aes192_dec__portable_bitslice32 = {
     .rank = 901,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 104 * sizeof(uint32_t),
+    .info = "bitsliced, 32-bit words, 2 blocks per batch, 3567 logic ops per batch",
     .setkey = aes192_dec__portable_bitslice32_setkey,
     .ecb = aes192_dec__portable_bitslice32_ecb,
     .cbc = aes192_dec__portable_bitslice32_cbc,

@@ -6263,6 +6263,7 @@ const aesgen_variant aesgen_aes192_dec__portable_fixslice32 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 104 * sizeof(uint32_t),
+    .info = "fixsliced, 32-bit words, 2 blocks per batch, 2895 logic ops per batch",
     .setkey = aes192_dec__portable_fixslice32_setkey,
     .ecb = aes192_dec__portable_fixslice32_ecb,
     .cbc = aes192_dec__portable_fixslice32_cbc,

@@ -6859,6 +6859,7 @@ const aesgen_variant aesgen_aes192_dec__portable_fixslice64 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 104 * sizeof(uint64_t),
+    .info = "fixsliced, 64-bit words, 4 blocks per batch, 3111 logic ops per batch",
     .setkey = aes192_dec__portable_fixslice64_setkey,
     .ecb = aes192_dec__portable_fixslice64_ecb,
     .cbc = aes192_dec__portable_fixslice64_cbc,

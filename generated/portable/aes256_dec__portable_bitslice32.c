@@ -7725,6 +7725,7 @@ const aesgen_variant aesgen_aes256_dec__portable_bitslice32 = {
     .rank = 901,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 120 * sizeof(uint32_t),
+    .info = "bitsliced, 32-bit words, 2 blocks per batch, 4147 logic ops per batch",
     .setkey = aes256_dec__portable_bitslice32_setkey,
     .ecb = aes256_dec__portable_bitslice32_ecb,
     .cbc = aes256_dec__portable_bitslice32_cbc,

@@ -8377,6 +8377,7 @@ const aesgen_variant aesgen_aes256_dec__portable_bitslice64 = {
     .rank = 901,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 120 * sizeof(uint64_t),
+    .info = "bitsliced, 64-bit words, 4 blocks per batch, 4363 logic ops per batch",
     .setkey = aes256_dec__portable_bitslice64_setkey,
     .ecb = aes256_dec__portable_bitslice64_ecb,
     .cbc = aes256_dec__portable_bitslice64_cbc,

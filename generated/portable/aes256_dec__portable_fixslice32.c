@@ -7789,6 +7789,7 @@ const aesgen_variant aesgen_aes256_dec__portable_fixslice32 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 120 * sizeof(uint32_t),
+    .info = "fixsliced, 32-bit words, 2 blocks per batch, 3395 logic ops per batch",
     .setkey = aes256_dec__portable_fixslice32_setkey,
     .ecb = aes256_dec__portable_fixslice32_ecb,
     .cbc = aes256_dec__portable_fixslice32_cbc,

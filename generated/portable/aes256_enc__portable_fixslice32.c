@@ -7404,6 +7404,7 @@ const aesgen_variant aesgen_aes256_enc__portable_fixslice32 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 120 * sizeof(uint32_t),
+    .info = "fixsliced, 32-bit words, 2 blocks per batch, 2997 logic ops per batch",
     .setkey = aes256_enc__portable_fixslice32_setkey,
     .ecb = aes256_enc__portable_fixslice32_ecb,
     .cbc = aes256_enc__portable_fixslice32_cbc,

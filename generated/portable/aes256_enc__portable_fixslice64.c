@@ -8056,6 +8056,7 @@ const aesgen_variant aesgen_aes256_enc__portable_fixslice64 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .schedule_bytes = 120 * sizeof(uint64_t),
+    .info = "fixsliced, 64-bit words, 4 blocks per batch, 3213 logic ops per batch",
     .setkey = aes256_enc__portable_fixslice64_setkey,
     .ecb = aes256_enc__portable_fixslice64_ecb,
     .cbc = aes256_enc__portable_fixslice64_cbc,

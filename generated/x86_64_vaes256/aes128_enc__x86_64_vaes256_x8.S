@@ -9,7 +9,7 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 16 registers.
  * Verified: the model ran every function's instruction stream 66 times: block counts 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporary; 16 of 16 registers; 100 AES instructions. */
+/* ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 100 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes128_enc__x86_64_vaes256_x8_ecb
 	.type aesgen_aes128_enc__x86_64_vaes256_x8_ecb, @function

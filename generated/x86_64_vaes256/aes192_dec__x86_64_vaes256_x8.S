@@ -9,7 +9,7 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * cbc: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * Verified: the model ran every function's instruction stream 44 times: block counts 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
@@ -21,7 +21,7 @@
 
 	.text
 
-/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporary; 16 of 16 registers; 120 AES instructions. */
+/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 120 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes192_dec__x86_64_vaes256_x8_ecb
 	.type aesgen_aes192_dec__x86_64_vaes256_x8_ecb, @function

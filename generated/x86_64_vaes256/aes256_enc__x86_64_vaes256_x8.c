@@ -9,7 +9,7 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the final round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * Verified: the model ran every function's instruction stream 66 times: block counts 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
@@ -2068,6 +2068,7 @@ const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8 = {
     .rank = 200,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES,
     .schedule_bytes = 240,
+    .info = "interleave 8 x ymm (16 blocks); ecb: partial; ctr: partial; cbc: borrow",
     .setkey = aes256_enc__x86_64_vaes256_x8_setkey,
     .ecb = aesgen_aes256_enc__x86_64_vaes256_x8_ecb,
     .cbc = aesgen_aes256_enc__x86_64_vaes256_x8_cbc,

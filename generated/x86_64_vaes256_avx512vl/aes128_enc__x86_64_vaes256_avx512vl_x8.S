@@ -9,7 +9,7 @@
  *
  * 256-bit vectors (2 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporary; 19 of 32 registers.
+ * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * Verified: the model ran every function's instruction stream 66 times: block counts 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporary; 19 of 32 registers; 100 AES instructions. */
+/* ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers; 100 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb
 	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb
 	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb, @function

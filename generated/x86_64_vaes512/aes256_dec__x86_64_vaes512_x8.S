@@ -9,7 +9,7 @@
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
- * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporary; 23 of 32 registers.
+ * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
  * cbc: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
  * Verified: the model ran every function's instruction stream 52 times: block counts 0, 1, 2, 3, 4, 5, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
@@ -21,7 +21,7 @@
 
 	.text
 
-/* ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporary; 23 of 32 registers; 140 AES instructions. */
+/* ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers; 140 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes512_x8_ecb
 	.hidden aesgen_aes256_dec__x86_64_vaes512_x8_ecb
 	.type aesgen_aes256_dec__x86_64_vaes512_x8_ecb, @function

@@ -78,12 +78,15 @@ class Plan:
             res = sorted(self.resident)
             via = "read as memory operands" if self.memory_operands else \
                 f"streamed through {len(self.rotating)} rotating registers"
-            keys = f"round keys k{res[0]}..k{res[-1]} resident, the other {n - len(res)} {via}"
+            rest = n - len(res)
+            keys = (f"round keys k{res[0]}..k{res[-1]} resident, "
+                    f"{'the other one' if rest == 1 else f'the other {rest}'} {via}")
         else:
             keys = ("every round key read as a memory operand" if self.memory_operands else
                     f"every round key streamed through {len(self.rotating)} rotating registers")
+        temps = len(self.temps)
         text = (f"{self.policy}: {keys}; {len(self.data)} data, {len(self.aux)} loop-carried, "
-                f"{len(self.temps)} temporary; {self.used()} of {self.registers} registers")
+                f"{temps} {'temporary' if temps == 1 else 'temporaries'}; {self.used()} of {self.registers} registers")
         return text + (f" ({self.note})" if self.note else "")
 
 

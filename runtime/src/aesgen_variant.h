@@ -40,6 +40,7 @@ typedef struct aesgen_variant {
     uint16_t rank;         /* dispatch preference: lower wins */
     uint32_t features;     /* AESGEN_CPU_* bits required */
     uint32_t schedule_bytes;
+    const char *info;      /* how it computes: interleave, key policy per mode, ... */
 
     /* Writes the round keys of this direction (schedule_bytes, 64-byte aligned). */
     void (*setkey)(void *rk, const uint8_t *key);

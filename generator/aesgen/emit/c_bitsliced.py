@@ -119,6 +119,8 @@ class CBitslicedEmitter:
             "blocks": built.layout.blocks, "rank": v.rank,
             "schedule_words": aes.schedule_words(v.key_bits),
             "expanded_bytes": expand.memory("rkb").length,
+            "info": f"{v.param('algorithm')}d, {built.layout.word_bits}-bit words, "
+                    f"{built.layout.blocks} blocks per batch, {core_ops} logic ops per batch",
         }
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "word": word,

@@ -618,7 +618,9 @@ class X86AesEmitter:
             "v": {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
                   "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
                   "batch_blocks": built.interleave * built.isa.lanes, "schedule_bytes": rk_bytes,
-                  "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in v.target.cpu_features) or "AESGEN_CPU_NONE"},
+                  "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in v.target.cpu_features) or "AESGEN_CPU_NONE",
+                  "info": f"interleave {built.interleave} x {built.isa.kind} ({built.interleave * built.isa.lanes} "
+                          f"blocks); " + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)},
             "expand": c.statements(expand),
             "inverse": c.statements(built.key_programs[1]) if len(built.key_programs) > 1 else [],
             "expanded_bytes": expand.memory("rkb").length,

@@ -1,0 +1,161 @@
+/*
+ * abi_test.c -- every variant's entry points called the way a strict caller
+ * would, with buffers that end (or start) exactly at an inaccessible page.
+ *
+ * x86-64: each call goes through a trampoline that fills the callee-saved
+ * registers with canaries and checks them, the stack pointer and the direction
+ * flag afterwards. Everywhere: input, output, round keys and IV/counter sit
+ * against PROT_NONE guard pages, so any read or write past them faults; every
+ * block count from 0 to 2 x batch + 1 is run, in place and out of place, and
+ * the result compared with the portable variant of the same key size.
+ */
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "aesgen_internal.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            fprintf(stderr, "FAIL: " __VA_ARGS__);                         \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
+typedef void (*any_fn)(void);
+
+#if defined(__x86_64__) && defined(__ELF__)
+uint64_t aesgen_abi_call(any_fn fn, const uint64_t args[6], uint64_t after[8]);
+
+static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                 uint64_t a4)
+{
+    static const uint64_t canary[6] = {0x1111111111111111u, 0x2222222222222222u, 0x3333333333333333u,
+                                       0x4444444444444444u, 0x5555555555555555u, 0x6666666666666666u};
+    static const char *const names[6] = {"rbx", "rbp", "r12", "r13", "r14", "r15"};
+    const uint64_t args[6] = {a0, a1, a2, a3, a4, 0};
+    uint64_t after[8];
+    aesgen_abi_call(fn, args, after);
+    for (int i = 0; i < 6; i++)
+        CHECK(after[i] == canary[i], "%s: callee-saved %s not preserved", what, names[i]);
+    CHECK(after[6] == 0, "%s: stack pointer moved by %lld", what, (long long)after[6]);
+    CHECK(after[7] == 0, "%s: returned with the direction flag set", what);
+}
+#define TRAMPOLINE "trampoline with callee-saved canaries"
+#else
+static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                 uint64_t a4)
+{
+    (void)what;
+    ((void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))(void (*)(void))fn)(a0, a1, a2, a3, a4);
+}
+#define TRAMPOLINE "direct calls (no trampoline on this architecture)"
+#endif
+
+/* A buffer of len bytes that ends at an inaccessible page (at_end) or starts
+ * right after one. Pages are never freed: the test is short. */
+static uint8_t *guarded(size_t len, int at_end)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t span = (len + page - 1) / page * page;
+    uint8_t *base = mmap(NULL, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    if (mprotect(base, page, PROT_NONE) != 0 || mprotect(base + page + span, page, PROT_NONE) != 0) {
+        perror("mprotect");
+        exit(2);
+    }
+    return at_end ? base + page + span - len : base + page;
+}
+
+static const aesgen_variant *portable_twin(const aesgen_variant *v)
+{
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const aesgen_variant *p = aesgen_registry[i];
+        if (p->features == 0 && p->key_bits == v->key_bits && p->direction == v->direction && p != v)
+            return p;
+    }
+    return NULL;
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static void test_variant(const aesgen_variant *v)
+{
+    const aesgen_variant *twin = portable_twin(v);
+    if (twin == NULL) {
+        CHECK(0, "%s: no portable variant to compare with", v->name);
+        return;
+    }
+    uint8_t key[32];
+    fill(key, sizeof key, v->key_bits);
+    _Alignas(64) static uint8_t twin_rk[AESGEN_MAX_SCHEDULE_BYTES];
+    twin->setkey(twin_rk, key);
+    const size_t max_blocks = 2 * (size_t)v->batch_blocks + 1;
+    for (int at_end = 0; at_end < 2; at_end++) {
+        /* the schedule must stay 64-byte aligned, so it ends at the guard only if its size allows */
+        uint8_t *rk = guarded(v->schedule_bytes + (at_end ? (64 - v->schedule_bytes % 64) % 64 : 0), 0);
+        call("setkey", (any_fn)v->setkey, (uintptr_t)rk, (uintptr_t)key, 0, 0, 0);
+        for (size_t n = 0; n <= max_blocks; n++) {
+            const size_t len = 16 * n;
+            uint8_t *in = guarded(len ? len : 1, at_end), *out = guarded(len ? len : 1, at_end);
+            uint8_t *iv = guarded(16, at_end);
+            uint8_t *want = malloc(len + 1), *twin_iv = malloc(16);
+            char what[160];
+            for (int mode = 0; mode < 3; mode++) {
+                void (*fn)(void) = mode == 0 ? (any_fn)v->ecb : mode == 1 ? (any_fn)v->cbc : (any_fn)v->ctr;
+                if (fn == NULL)
+                    continue;
+                static const char *const mode_names[3] = {"ecb", "cbc", "ctr"};
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    uint8_t *dst = in_place ? in : out;
+                    snprintf(what, sizeof what, "%s %s, %zu blocks%s, buffers %s a guard page", v->name,
+                             mode_names[mode], n, in_place ? " in place" : "", at_end ? "ending at" : "after");
+                    fill(in, len, (unsigned)n + 17u * (unsigned)mode);
+                    fill(iv, 16, 99);
+                    memcpy(twin_iv, iv, 16);
+                    if (mode == 0)
+                        twin->ecb(twin_rk, want, in, n);
+                    else if (mode == 1)
+                        twin->cbc(twin_rk, want, in, n, twin_iv);
+                    else
+                        twin->ctr(twin_rk, want, in, n, twin_iv);
+                    call(what, fn, (uintptr_t)rk, (uintptr_t)dst, (uintptr_t)in, n, (uintptr_t)iv);
+                    CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
+                    CHECK(mode == 0 || memcmp(iv, twin_iv, 16) == 0, "%s: IV/counter differs after the call",
+                          what);
+                }
+            }
+            free(want);
+            free(twin_iv);
+        }
+    }
+}
+
+int main(void)
+{
+    size_t tested = 0;
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const aesgen_variant *v = aesgen_registry[i];
+        if (!aesgen_variant_usable(v))
+            continue;
+        test_variant(v);
+        tested++;
+    }
+    printf("abi_test: %zu variants, every entry point through a %s, buffers against guard pages: %s\n",
+           tested, TRAMPOLINE, failures ? "FAILED" : "passed");
+    return failures ? 1 : 0;
+}

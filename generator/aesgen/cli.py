@@ -17,11 +17,12 @@ from pathlib import Path
 from . import __version__, pipeline, writer
 from .algorithm.circuits import CircuitError
 from .ir import ProgramError
+from .machine.x86_64_objdump import DisassemblyError
 from .model import ModelError
 from .render import REGENERATE, RenderError
 from .targets import TargetError
 
-EXPECTED = (TargetError, ModelError, ProgramError, RenderError, CircuitError,
+EXPECTED = (TargetError, ModelError, ProgramError, RenderError, CircuitError, DisassemblyError,
             pipeline.SelectionError, FileExistsError, OSError)
 
 
@@ -84,6 +85,13 @@ def cmd_list(args) -> int:
     return 0
 
 
+def cmd_check_assembled(args) -> int:
+    progress = None if args.quiet else (lambda msg: print(f"aesgen: {msg}", file=sys.stderr))
+    for line in pipeline.check_assembled(_paths(args), args.filter, progress):
+        print(line)
+    return 0
+
+
 def cmd_inputs(args) -> int:
     for p in pipeline.input_files(_paths(args)):
         print(p.as_posix())
@@ -127,6 +135,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--filter", action="append", metavar="GLOB", help="only variants whose name matches")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("check-assembled", help="assemble, disassemble and model-check machine code",
+                       description="For variants with machine code: assemble and link the rendered source, "
+                                   "disassemble it with objdump, require it to match the emitted instructions, "
+                                   "and run the disassembled code in the model against the reference AES.")
+    common(p)
+    p.add_argument("--filter", action="append", metavar="GLOB", help="only variants whose name matches")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_check_assembled)
 
     p = sub.add_parser("inputs", help="files the output depends on (for build systems)")
     common(p)

@@ -95,3 +95,23 @@ def input_files(paths: Paths) -> list[Path]:
 def output_files(paths: Paths) -> list[str]:
     _, variants = load(paths)
     return sorted([p for v in variants for p in output_paths(v)] + list(AGGREGATES))
+
+
+def check_assembled(paths: Paths, patterns: list[str] | None = None, progress=None) -> list[str]:
+    """For every selected variant whose emitter can read its machine code back: render,
+    assemble, disassemble and run the result in the model. Returns one line per variant."""
+    _, variants = load(paths)
+    chosen = [v for v in select_variants(variants, patterns)
+              if hasattr(EMITTERS[v.target.emitter], "verify_assembled")]
+    if not chosen:
+        raise SelectionError("no selected variant has machine code to check")
+    renderer = Renderer(paths.templates, paths.root)
+    lines = []
+    for i, v in enumerate(chosen):
+        if progress:
+            progress(f"[{i + 1}/{len(chosen)}] {v.name}")
+        emitter = EMITTERS[v.target.emitter]
+        built = emitter.build(v)
+        files = dict(emitter.render(built, renderer, "not run"))
+        lines.append(f"{v.name}: {emitter.verify_assembled(built, files, ROOT / 'runtime' / 'src')}")
+    return lines

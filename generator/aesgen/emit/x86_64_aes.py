@@ -18,6 +18,7 @@ from .. import reference, schedule
 from ..algorithm import aes, circuits
 from ..ir import Program
 from ..machine.x86_64 import AES_OPS, G, Imm, Instr, Label, M, Machine, MachineError, Memory, V, render
+from ..machine.x86_64_objdump import assemble_and_read, same_instruction
 from ..model import ModelError, execute, expect_equal
 from ..schedule import KeyTracker, Need, Plan, PlanError
 from ..targets import Field, Target, one_of
@@ -555,7 +556,9 @@ class X86AesEmitter:
         return bytes(mem["drk" if built.variant.direction == "dec" else "rkb"])
 
     def _run(self, built: Built, fn: Function, keyed: tuple[bytes, bytes], count: int, in_place: bool,
-             rng) -> None:
+             rng, code: list[Instr] | None = None, rodata: tuple[int, bytes] | None = None) -> None:
+        """Run one function in the model. code/rodata: a disassembled stream and the linked
+        read-only data (address, bytes) instead of what the emitter produced."""
         v = built.variant
         key, schedule_data = keyed
         data = rng.randbytes(16 * count)
@@ -568,14 +571,18 @@ class X86AesEmitter:
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)
-        consts = mem.add("const", b"".join(d for _, d in built.constants) or bytes(16))
+        if rodata is None:
+            labels = {CONST: mem.add("const", b"".join(d for _, d in built.constants) or bytes(16))}
+            code = [Instr("label", (Label(fn.name),))] + fn.code
+        else:
+            mem.add("const", rodata[1], at=rodata[0])
+            labels = {"abs": 0}
         m = Machine(mem, "rk", built.isa.encoding)
         m.gpr.update(rdi=rk, rsi=dst, rdx=src, rcx=count, r8=ivp)
         canaries = {r: 0x5A5A0000 + i for i, r in enumerate(("rbx", "rbp", "r12", "r13", "r14", "r15", "rsp"))}
         m.gpr.update(canaries)
-        code = [Instr("label", (Label(fn.name),))] + fn.code
         try:
-            m.run(code, fn.name, {CONST: consts})
+            m.run(code, fn.name, labels)
         except MachineError as e:
             raise ModelError(f"{fn.name}: {count} blocks{' in place' if in_place else ''}: {e}") from None
         for r, val in canaries.items():
@@ -586,6 +593,37 @@ class X86AesEmitter:
         expect_equal(f"{fn.name}: {count} blocks{' in place' if in_place else ''}", got, want[0])
         if fn.mode == "cbc":
             expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
+
+    def verify_assembled(self, built: Built, files: dict[str, str], include_dir) -> str:
+        """Assemble and link the rendered .S, disassemble it, require every function to
+        match the emitted stream, and run the disassembled stream in the model."""
+        v = built.variant
+        asm_text = files[self.outputs(v)[0]]
+        functions, rodata_at, rodata = assemble_and_read(asm_text, include_dir)
+        rng = random.Random(zlib.crc32(v.name.encode()) ^ 0xA55E)
+        keys = [bytes(range(v.key_bits // 8)), rng.randbytes(v.key_bits // 8)]
+        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
+        step = built.interleave * built.isa.lanes
+        counts = sorted({0, 1, built.isa.lanes, built.isa.lanes + 1, step - 1, step, step + 1, 2 * step + 1})
+        runs = 0
+        for fn in built.functions:
+            parsed = functions.get(fn.name)
+            if parsed is None:
+                raise ModelError(f"{fn.name}: not found in the assembled object")
+            emitted = [i for i in fn.code if i.op != "label"]
+            body = [i for i in parsed if i.op != "label"]
+            if len(emitted) != len(body):
+                raise ModelError(f"{fn.name}: {len(body)} instructions assembled, {len(emitted)} emitted")
+            for k, (e, p) in enumerate(zip(emitted, body)):
+                if not same_instruction(e, p, built.isa.encoding):
+                    raise ModelError(f"{fn.name}: instruction {k} assembled as {p}, emitted as {e}")
+            keyed = iter(e.key for e in emitted)
+            code = [Instr(i.op, i.args, next(keyed)) if i.op != "label" else i for i in parsed]
+            for count in counts:
+                for in_place in (False, True):
+                    self._run(built, fn, schedules[runs % 2], count, in_place, rng, code, (rodata_at, rodata))
+                    runs += 1
+        return f"{len(built.functions)} functions, {runs} model runs of the disassembled machine code"
 
     # ------------------------------------------------------------------ render
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:

@@ -198,10 +198,14 @@ class Memory:
         self.regions: dict[str, tuple[int, bytearray]] = {}
         self._next = 0x10000
 
-    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None) -> int:
+    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None, at: int | None = None) -> int:
         if alias_of is not None:
             self.regions[name] = self.regions[alias_of]
             return self.regions[name][0]
+        if at is not None:      # a fixed address, e.g. linked read-only data
+            self.regions[name] = (at, bytearray(data))
+            return at
+        self._next = max(self._next, 0x100000)
         base = self._next
         self._next += (len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
         self.regions[name] = (base, bytearray(data))
@@ -333,7 +337,7 @@ class Machine:
         lanes = dst.width // 16
         if op == "load":
             values, tags = self.read_vec(a[1], lanes, data_labels)
-            self.write_vec(dst, values, [None] * lanes)
+            self.write_vec(dst, values, tags)    # a 16-byte load of round key i is key i
             return None
         if op == "bcast":
             addr = self._addr(a[1], data_labels)

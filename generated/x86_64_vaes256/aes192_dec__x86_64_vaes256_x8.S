@@ -40,19 +40,12 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 .Laesgen_aes192_dec__x86_64_vaes256_x8_ecb_loop:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 32(%rdx), %ymm8, %ymm1
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 64(%rdx), %ymm8, %ymm2
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 96(%rdx), %ymm8, %ymm3
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 128(%rdx), %ymm8, %ymm4
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 160(%rdx), %ymm8, %ymm5
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 192(%rdx), %ymm8, %ymm6
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 224(%rdx), %ymm8, %ymm7
 	vbroadcasti128 16(%rdi), %ymm9  # stream k1
 	vaesdec %ymm9, %ymm0, %ymm0
@@ -246,19 +239,12 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 .Laesgen_aes192_dec__x86_64_vaes256_x8_cbc_loop:
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor (%rdx), %ymm10, %ymm0
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 32(%rdx), %ymm10, %ymm1
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 64(%rdx), %ymm10, %ymm2
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 96(%rdx), %ymm10, %ymm3
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 128(%rdx), %ymm10, %ymm4
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 160(%rdx), %ymm10, %ymm5
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 192(%rdx), %ymm10, %ymm6
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor 224(%rdx), %ymm10, %ymm7
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
 	vaesdec %ymm11, %ymm0, %ymm0

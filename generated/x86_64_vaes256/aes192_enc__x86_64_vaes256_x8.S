@@ -41,19 +41,12 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ecb:
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_loop:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 32(%rdx), %ymm8, %ymm1
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 64(%rdx), %ymm8, %ymm2
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 96(%rdx), %ymm8, %ymm3
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 128(%rdx), %ymm8, %ymm4
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 160(%rdx), %ymm8, %ymm5
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 192(%rdx), %ymm8, %ymm6
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 224(%rdx), %ymm8, %ymm7
 	vbroadcasti128 16(%rdi), %ymm9  # stream k1
 	vaesenc %ymm9, %ymm0, %ymm0
@@ -247,36 +240,29 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry:
 	cmpq $16, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vector
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_loop:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxor %ymm10, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
 	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
 	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
 	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
 	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
@@ -408,8 +394,8 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_block
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_vector:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxor %ymm10, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1

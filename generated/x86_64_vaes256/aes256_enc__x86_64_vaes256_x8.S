@@ -11,7 +11,7 @@
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * cbc: borrow: all 15 round keys resident; the final round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * Verified: the model ran every function's instruction stream 66 times: block counts 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -41,19 +41,12 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 .Laesgen_aes256_enc__x86_64_vaes256_x8_ecb_loop:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 32(%rdx), %ymm8, %ymm1
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 64(%rdx), %ymm8, %ymm2
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 96(%rdx), %ymm8, %ymm3
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 128(%rdx), %ymm8, %ymm4
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 160(%rdx), %ymm8, %ymm5
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 192(%rdx), %ymm8, %ymm6
-	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor 224(%rdx), %ymm8, %ymm7
 	vbroadcasti128 16(%rdi), %ymm9  # stream k1
 	vaesenc %ymm9, %ymm0, %ymm0
@@ -271,36 +264,29 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vector
 .Laesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry_loop:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxor %ymm10, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
 	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
 	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
 	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
 	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor %ymm10, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
@@ -450,8 +436,8 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	cmpq $2, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry_tail_block
 .Laesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry_vector:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxor %ymm10, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
@@ -518,7 +504,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry, .-aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry
 
-/* cbc: borrow: all 15 round keys resident; the final round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 14 AES instructions. */
+/* cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 14 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc, @function

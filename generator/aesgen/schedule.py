@@ -72,7 +72,8 @@ class Plan:
             keys = f"all {n} round keys resident"
         elif self.policy == "borrow":
             rounds = ", ".join(f"k{r}" for r in sorted(set(self.borrowed.values())))
-            keys = (f"all {n} round keys resident; the final round's temporaries borrow the registers of "
+            when = "the final round's" if self.need.temp_phase == "final" else "the first round's"
+            keys = (f"all {n} round keys resident; {when} temporaries borrow the registers of "
                     f"{rounds}, which are reloaded after their last use")
         elif self.policy == "partial":
             res = sorted(self.resident)

@@ -281,9 +281,10 @@ def _span(kind: str) -> int:
 def emit_ecb(em: LoopEmitter) -> None:
     def body(datas, kind):
         span = _span(kind)
+        k0 = em.key(0, kind)          # once per iteration, also when streamed
         for j, d in enumerate(datas):
             em.kt.clobber(d.n)
-            em.load_xor(d, M(IN, j * span), em.key(0, kind))
+            em.load_xor(d, M(IN, j * span), k0)
         em.middle_rounds(datas)
         em.last_round(datas)
         for j, d in enumerate(datas):
@@ -311,6 +312,7 @@ def emit_ctr(em: LoopEmitter) -> None:
         span = _span(kind)
         lanes = span // 16
         c = ctr.view(kind)
+        k0 = em.key(0, kind)
         for j, d in enumerate(datas):
             em.kt.clobber(d.n)
             if j == 0:
@@ -327,7 +329,7 @@ def emit_ctr(em: LoopEmitter) -> None:
                     em.asm("addq", d, c, inc)
             if isa.encoding == "sse" or j > 0:
                 em.asm("shufb", d, d, consts.bswap())
-            em.xor(d, d, em.key(0, kind))
+            em.xor(d, d, k0)
         step = len(datas) * lanes
         em.asm("addq", ctr, ctr, consts.uniform_add(step))
         em.middle_rounds(datas)
@@ -350,9 +352,10 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
 
     def body(datas, kind):
         span = _span(kind)
+        k0 = em.key(0, kind)
         for j, d in enumerate(datas):
             em.kt.clobber(d.n)
-            em.load_xor(d, M(IN, j * span), em.key(0, kind))
+            em.load_xor(d, M(IN, j * span), k0)
         em.middle_rounds(datas)
 
         def previous(j, t):

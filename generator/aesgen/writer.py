@@ -88,6 +88,9 @@ def write_tree(out_dir: Path, outputs: dict[str, str], full: bool) -> tuple[list
     written = [rel for rel in sorted(outputs) if write_atomic(out_dir / rel, outputs[rel])]
     for rel in stale:
         (out_dir / rel).unlink()
+        parent = (out_dir / rel).parent
+        if parent != out_dir and not any(parent.iterdir()):
+            parent.rmdir()              # a target that no longer exists leaves no folder
     return written, stale
 
 

@@ -3,10 +3,14 @@
  *
  *   aesgen_api_test                          the whole suite
  *   aesgen_api_test --env-expect-error       run with AESGEN_BACKEND naming no
- *                                            backend: aesgen_init must fail
+ *                                            backend, or AESGEN_CPU_DISABLE naming
+ *                                            no feature: aesgen_init must fail
  *   aesgen_api_test --env-expect-backend B   run with AESGEN_BACKEND=B: B must
  *                                            be selected (or, if B cannot run
  *                                            here, aesgen_init must fail)
+ *   aesgen_api_test --expect-dispatch B      automatic dispatch (typically under
+ *                                            AESGEN_CPU_DISABLE) must pick B for
+ *                                            every key size and direction
  *
  * Every check prints "FAIL (line N): ..." when it does not hold; the program
  * carries on and exits 1 if any check failed, 0 otherwise.
@@ -1079,9 +1083,11 @@ static void test_internal(void)
 static int env_expect_error(void)
 {
     const char *env = getenv("AESGEN_BACKEND");
+    const char *mask = getenv("AESGEN_CPU_DISABLE");
     aesgen_ctx ctx;
-    CHECK(env != NULL && aesgen_backend_supported(env) < 0,
-          "this mode needs AESGEN_BACKEND to name no backend (it is %s)", nn(env));
+    CHECK((env != NULL && aesgen_backend_supported(env) < 0) || mask != NULL,
+          "this mode needs AESGEN_BACKEND to name no backend (it is %s) or AESGEN_CPU_DISABLE to name "
+          "an unknown feature", nn(env));
     for (size_t kl = 16; kl <= 32; kl += 8) {
         fill(&ctx, sizeof ctx, 0x77);
         watch("context", &ctx, sizeof ctx);
@@ -1109,6 +1115,23 @@ static int env_expect_error(void)
         }
     }
     return 0;
+}
+
+/* Automatic choice, e.g. with CPU features masked, must be this backend. */
+static void expect_dispatch(const char *name)
+{
+    CHECK(getenv("AESGEN_BACKEND") == NULL, "AESGEN_BACKEND is set; this mode tests automatic dispatch");
+    aesgen_ctx ctx;
+    for (size_t kl = 16; kl <= 32; kl += 8) {
+        for (int d = 0; d < 2; d++) {
+            const char *b = aesgen_selected_backend((unsigned)kl * 8, (aesgen_direction)d);
+            CHECK(streq(b, name), "AES-%zu %s: dispatch picks %s, expected %s", kl * 8,
+                  d ? "decrypt" : "encrypt", nn(b), name);
+        }
+        EXPECT_RC(aesgen_init(&ctx, key32, kl), AESGEN_OK);
+        aesgen_wipe(&ctx);
+    }
+    test_known_answers(name);
 }
 
 static int env_expect_backend(const char *name)
@@ -1171,6 +1194,10 @@ int main(int argc, char **argv)
         printf("aesgen_api_test: AESGEN_BACKEND=%s must be selected\n",
                nn(getenv("AESGEN_BACKEND")));
         env_expect_backend(argv[2]);
+    } else if (argc == 3 && strcmp(argv[1], "--expect-dispatch") == 0) {
+        printf("aesgen_api_test: AESGEN_CPU_DISABLE=%s, dispatch must pick %s\n",
+               nn(getenv("AESGEN_CPU_DISABLE")), argv[2]);
+        expect_dispatch(argv[2]);
     } else if (argc == 1) {
         const char *env = getenv("AESGEN_BACKEND");
         printf("aesgen_api_test: aesgen %s\n", nn(aesgen_version_string()));
@@ -1191,7 +1218,8 @@ int main(int argc, char **argv)
         test_internal();
     } else {
         fprintf(stderr,
-                "usage: %s [--env-expect-error | --env-expect-backend NAME]\n", argv[0]);
+                "usage: %s [--env-expect-error | --env-expect-backend NAME | --expect-dispatch NAME]\n",
+                argv[0]);
         return 2;
     }
     printf("%s: %lu checks, %lu failed\n", failures ? "FAILED" : "PASS", checks, failures);

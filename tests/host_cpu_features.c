@@ -5,15 +5,14 @@
  */
 #include <stdio.h>
 
+#include "cpu_feature_names.h"
 #include "dispatch.h"
 
 int main(void)
 {
-    static const char *const names[] = {"aesni", "ssse3", "avx", "avx2",
-                                        "vaes", "avx512f", "avx512vl", "avx512bw"};
     const uint32_t f = aesgen_detect_cpu_features();
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (f & (1u << i))
-            printf("%s;", names[i]);
+    for (unsigned i = 0; i < AESGEN_CPU_FEATURE_COUNT; i++)
+        if (f & aesgen_cpu_feature_names[i].bit)
+            printf("%s;", aesgen_cpu_feature_names[i].name);
     return 0;
 }

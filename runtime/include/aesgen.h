@@ -123,7 +123,8 @@ AESGEN_API int aesgen_backend_supported(const char *name);
  * keep their variants. The AESGEN_BACKEND environment variable does the
  * same for a whole process; a call to this function overrides it.
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
- * avx512vl, avx512bw) hides CPU features from dispatch for a process. */
+ * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes)
+ * hides CPU features from dispatch for a process. */
 AESGEN_API int aesgen_force_backend(const char *name);
 
 /* The variant aesgen_init would pick now for a key size (128, 192, 256) and

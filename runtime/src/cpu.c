@@ -1,10 +1,15 @@
 /*
  * cpu.c -- run-time CPU feature detection.
  *
- * x86-64: cpuid for the instructions, xgetbv for the operating system's consent
- * to the register state they need (ymm for AVX, zmm and opmask for AVX-512): a
- * CPU may have AVX-512 while the OS or hypervisor keeps it switched off.
+ * x86-64: cpuid for the instructions, xgetbv for the operating system's
+ * consent to the register state they need (ymm for AVX, zmm and opmask for
+ * AVX-512): a CPU may have AVX-512 while the OS or hypervisor keeps it off.
+ * Linux on AArch64, POWER and SPARC: the kernel's hardware-capability words.
+ * RISC-V: the riscv_hwprobe system call where the kernel has it. Everywhere:
+ * a feature the compiler was told the target has (e.g. -march=rv64gc_zkne)
+ * counts as present, as BoringSSL does.
  */
+#define _GNU_SOURCE
 #include "dispatch.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -46,6 +51,62 @@ uint32_t aesgen_detect_cpu_features(void)
         if (b & (1u << 30))
             f |= AESGEN_CPU_AVX512BW;
     }
+    return f;
+}
+
+#elif defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__) || defined(__sparc__) || \
+                             defined(__riscv))
+#include <sys/auxv.h>
+#include <unistd.h>
+#if defined(__riscv)
+#include <sys/syscall.h>
+#endif
+
+uint32_t aesgen_detect_cpu_features(void)
+{
+    uint32_t f = AESGEN_CPU_NONE;
+#if defined(__aarch64__)
+    if (getauxval(AT_HWCAP) & (1ul << 3)) /* HWCAP_AES */
+        f |= AESGEN_CPU_ARM_AES;
+#if defined(__ARM_FEATURE_CRYPTO) || defined(__ARM_FEATURE_AES)
+    f |= AESGEN_CPU_ARM_AES;
+#endif
+#elif defined(__powerpc64__)
+    if (getauxval(AT_HWCAP2) & 0x02000000ul) /* PPC_FEATURE2_VEC_CRYPTO */
+        f |= AESGEN_CPU_PPC_VCRYPTO;
+#if defined(__CRYPTO__)
+    f |= AESGEN_CPU_PPC_VCRYPTO;
+#endif
+#elif defined(__sparc__)
+    /* HWCAP_SPARC_CRYPTO says the CFR register exists; its bit 0 is AES. */
+    if (getauxval(AT_HWCAP) & 0x04000000ul) {
+        unsigned long cfr;
+        __asm__ volatile("rd %%asr26, %0" : "=r"(cfr));
+        if (cfr & 1)
+            f |= AESGEN_CPU_SPARC_AES;
+    }
+#elif defined(__riscv)
+#if defined(__NR_riscv_hwprobe)
+    /* riscv_hwprobe(RISCV_HWPROBE_KEY_IMA_EXT_0): bit 17 ZKND, bit 18 ZKNE
+     * (Linux 6.8); an older kernel or emulator answers ENOSYS. */
+    struct {
+        int64_t key;
+        uint64_t value;
+    } pair = {4, 0};
+    if (syscall(__NR_riscv_hwprobe, &pair, 1, 0, NULL, 0) == 0 && pair.key == 4) {
+        if (pair.value & (1ull << 17))
+            f |= AESGEN_CPU_RV_ZKND;
+        if (pair.value & (1ull << 18))
+            f |= AESGEN_CPU_RV_ZKNE;
+    }
+#endif
+#if defined(__riscv_zkne)
+    f |= AESGEN_CPU_RV_ZKNE;
+#endif
+#if defined(__riscv_zknd)
+    f |= AESGEN_CPU_RV_ZKND;
+#endif
+#endif
     return f;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "aesgen_internal.h"
+#include "cpu_feature_names.h"
 #include "dispatch.h"
 
 #define NATIVE_WORD_BITS (UINTPTR_MAX > 0xffffffffu ? 64u : 32u)
@@ -51,17 +52,6 @@ static int backend_usable_with(const char *backend, uint32_t features)
     return 0;
 }
 
-/* Feature names for AESGEN_CPU_DISABLE (the names the target descriptions use). */
-static const struct {
-    const char *name;
-    uint32_t bit;
-} feature_names[] = {
-    {"aesni", AESGEN_CPU_AESNI},       {"ssse3", AESGEN_CPU_SSSE3},
-    {"avx", AESGEN_CPU_AVX},           {"avx2", AESGEN_CPU_AVX2},
-    {"vaes", AESGEN_CPU_VAES},         {"avx512f", AESGEN_CPU_AVX512F},
-    {"avx512vl", AESGEN_CPU_AVX512VL}, {"avx512bw", AESGEN_CPU_AVX512BW},
-};
-
 /* AESGEN_CPU_DISABLE=avx512f,vaes hides features from dispatch (tests use it
  * to run every tier on one machine). Returns the mask, or sets *bad. */
 static uint32_t parse_disabled(const char *list, int *bad)
@@ -70,13 +60,14 @@ static uint32_t parse_disabled(const char *list, int *bad)
     while (*list) {
         size_t n = strcspn(list, ",");
         size_t i = 0;
-        for (; i < sizeof feature_names / sizeof feature_names[0]; i++)
-            if (strlen(feature_names[i].name) == n && strncmp(feature_names[i].name, list, n) == 0)
+        for (; i < AESGEN_CPU_FEATURE_COUNT; i++)
+            if (strlen(aesgen_cpu_feature_names[i].name) == n &&
+                strncmp(aesgen_cpu_feature_names[i].name, list, n) == 0)
                 break;
-        if (n != 0 && i == sizeof feature_names / sizeof feature_names[0])
+        if (n != 0 && i == AESGEN_CPU_FEATURE_COUNT)
             *bad = 1;
         else if (n != 0)
-            mask |= feature_names[i].bit;
+            mask |= aesgen_cpu_feature_names[i].bit;
         list += n + (list[n] == ',');
     }
     return mask;

@@ -10,6 +10,9 @@
 
 #include "aesgen_variant.h"
 
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes128_dec__aarch64_ce_x6;
+#endif
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
@@ -26,6 +29,9 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_x8;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
 #endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
+#endif
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
 #if defined(__x86_64__) && defined(__ELF__)
@@ -39,6 +45,9 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_x8;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8;
+#endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6;
 #endif
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
@@ -56,6 +65,9 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_x8;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
 #endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
+#endif
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
 #if defined(__x86_64__) && defined(__ELF__)
@@ -69,6 +81,9 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8;
+#endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes256_dec__aarch64_ce_x6;
 #endif
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
@@ -86,6 +101,9 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_x8;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
 #endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
+#endif
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
 #if defined(__x86_64__) && defined(__ELF__)
@@ -102,6 +120,9 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8;
 #endif
 
 const aesgen_variant *const aesgen_registry[] = {
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes128_dec__aarch64_ce_x6,
+#endif
     &aesgen_aes128_dec__portable_bitslice32,
     &aesgen_aes128_dec__portable_bitslice64,
     &aesgen_aes128_dec__portable_fixslice32,
@@ -118,6 +139,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_vaes512_x8,
 #endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes128_enc__aarch64_ce_x6,
+#endif
     &aesgen_aes128_enc__portable_fixslice32,
     &aesgen_aes128_enc__portable_fixslice64,
 #if defined(__x86_64__) && defined(__ELF__)
@@ -131,6 +155,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_vaes512_x8,
+#endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes192_dec__aarch64_ce_x6,
 #endif
     &aesgen_aes192_dec__portable_bitslice32,
     &aesgen_aes192_dec__portable_bitslice64,
@@ -148,6 +175,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_vaes512_x8,
 #endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes192_enc__aarch64_ce_x6,
+#endif
     &aesgen_aes192_enc__portable_fixslice32,
     &aesgen_aes192_enc__portable_fixslice64,
 #if defined(__x86_64__) && defined(__ELF__)
@@ -161,6 +191,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_vaes512_x8,
+#endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes256_dec__aarch64_ce_x6,
 #endif
     &aesgen_aes256_dec__portable_bitslice32,
     &aesgen_aes256_dec__portable_bitslice64,
@@ -177,6 +210,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_vaes512_x8,
+#endif
+#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes256_enc__aarch64_ce_x6,
 #endif
     &aesgen_aes256_enc__portable_fixslice32,
     &aesgen_aes256_enc__portable_fixslice64,

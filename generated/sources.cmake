@@ -7,6 +7,8 @@
 
 set(AESGEN_GENERATED_SOURCES
     registry.c
+    aarch64_ce/aes128_dec__aarch64_ce_x6.S
+    aarch64_ce/aes128_dec__aarch64_ce_x6.c
     portable/aes128_dec__portable_bitslice32.c
     portable/aes128_dec__portable_bitslice64.c
     portable/aes128_dec__portable_fixslice32.c
@@ -19,6 +21,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c
+    aarch64_ce/aes128_enc__aarch64_ce_x6.S
+    aarch64_ce/aes128_enc__aarch64_ce_x6.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice64.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
@@ -29,6 +33,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c
+    aarch64_ce/aes192_dec__aarch64_ce_x6.S
+    aarch64_ce/aes192_dec__aarch64_ce_x6.c
     portable/aes192_dec__portable_bitslice32.c
     portable/aes192_dec__portable_bitslice64.c
     portable/aes192_dec__portable_fixslice32.c
@@ -41,6 +47,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c
+    aarch64_ce/aes192_enc__aarch64_ce_x6.S
+    aarch64_ce/aes192_enc__aarch64_ce_x6.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice64.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
@@ -51,6 +59,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c
+    aarch64_ce/aes256_dec__aarch64_ce_x6.S
+    aarch64_ce/aes256_dec__aarch64_ce_x6.c
     portable/aes256_dec__portable_bitslice32.c
     portable/aes256_dec__portable_bitslice64.c
     portable/aes256_dec__portable_fixslice32.c
@@ -63,6 +73,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c
+    aarch64_ce/aes256_enc__aarch64_ce_x6.S
+    aarch64_ce/aes256_enc__aarch64_ce_x6.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice64.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
@@ -76,6 +88,7 @@ set(AESGEN_GENERATED_SOURCES
 )
 
 set(AESGEN_VARIANTS
+    aes128_dec__aarch64_ce_x6
     aes128_dec__portable_bitslice32
     aes128_dec__portable_bitslice64
     aes128_dec__portable_fixslice32
@@ -84,12 +97,14 @@ set(AESGEN_VARIANTS
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
     aes128_dec__x86_64_vaes512_x8
+    aes128_enc__aarch64_ce_x6
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
     aes128_enc__x86_64_aesni_x8
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
     aes128_enc__x86_64_vaes512_x8
+    aes192_dec__aarch64_ce_x6
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice64
     aes192_dec__portable_fixslice32
@@ -98,12 +113,14 @@ set(AESGEN_VARIANTS
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
     aes192_dec__x86_64_vaes512_x8
+    aes192_enc__aarch64_ce_x6
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
     aes192_enc__x86_64_aesni_x8
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
     aes192_enc__x86_64_vaes512_x8
+    aes256_dec__aarch64_ce_x6
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice64
     aes256_dec__portable_fixslice32
@@ -112,6 +129,7 @@ set(AESGEN_VARIANTS
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
     aes256_dec__x86_64_vaes512_x8
+    aes256_enc__aarch64_ce_x6
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
     aes256_enc__x86_64_aesni_x8
@@ -121,6 +139,7 @@ set(AESGEN_VARIANTS
 )
 
 set(AESGEN_BACKENDS
+    aarch64-ce
     aesni
     portable32
     portable64
@@ -130,6 +149,8 @@ set(AESGEN_BACKENDS
 )
 
 # CPU features each variant needs (names as in the target descriptions).
+set(AESGEN_FEATURES_aes128_dec__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes128_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice64 "")
@@ -146,6 +167,8 @@ set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_aes128_enc__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes128_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
@@ -158,6 +181,8 @@ set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_aes192_dec__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes192_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice64 "")
@@ -174,6 +199,8 @@ set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_aes192_enc__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes192_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
@@ -186,6 +213,8 @@ set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_aes256_dec__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes256_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice64 "")
@@ -202,6 +231,8 @@ set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_aes256_enc__aarch64_ce_x6 "arm_aes")
+set(AESGEN_BACKEND_OF_aes256_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")

@@ -236,3 +236,19 @@ def equivalent_inverse_keys(key_bits: int) -> Program:
     bld.prefix = ""
     eliminate_dead_code(prog)
     return prog
+
+
+def reversed_round_keys(key_bits: int) -> Program:
+    """The encryption round keys in reverse order, for decryption instructions that add
+    the round key before InvMixColumns (POWER vncipher, SPARC aes_dround*)."""
+    nr = rounds(key_bits)
+    prog = Program(f"aes{key_bits}_reversed_round_keys", 32, (
+        Memory("rkb", "bytes", 16 * (nr + 1), False),
+        Memory("drk", "bytes", 16 * (nr + 1), True),
+    ))
+    bld = Builder(prog)
+    for i in range(nr + 1):
+        for col in range(4):
+            bld.st("drk", 16 * i + 4 * col, 32, bld.ld("rkb", 16 * (nr - i) + 4 * col, 32, hint=f"k{nr - i}c{col}"))
+    eliminate_dead_code(prog)
+    return prog

@@ -9,7 +9,8 @@ preprocessor condition under which its files build, or None); `validate(target)`
 A porter adds a module here and registers it below; no other target's code changes.
 """
 
+from .aarch64_ce import AArch64CeEmitter
 from .c_bitsliced import CBitslicedEmitter
 from .x86_64_aes import X86AesEmitter
 
-EMITTERS = {e.name: e for e in (CBitslicedEmitter(), X86AesEmitter())}
+EMITTERS = {e.name: e for e in (CBitslicedEmitter(), X86AesEmitter(), AArch64CeEmitter())}

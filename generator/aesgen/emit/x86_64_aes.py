@@ -19,11 +19,13 @@ from ..algorithm import aes, circuits
 from ..ir import Program
 from ..machine.x86_64 import AES_OPS, G, Imm, Instr, Label, M, Machine, MachineError, Memory, V, render
 from ..machine.x86_64_objdump import assemble_and_read, same_instruction
-from ..model import ModelError, execute, expect_equal
+from ..model import ModelError, expect_equal
 from ..schedule import KeyTracker, Need, Plan, PlanError
 from ..targets import Field, Target, one_of
 from ..variants import Variant
 from . import c
+from .hwloop import DIRECTION_MODES, MODE_NEEDS, block_counts, no_carry_counter, reference_mode
+from .hwloop import schedule_bytes as run_key_programs
 
 KEY_BITS = (128, 192, 256)
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
@@ -409,12 +411,7 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
     em.vzeroupper_ret()
 
 
-MODES = {            # loop-carried values, final-round temporaries of the parallel loops
-    "ecb": (0, 0),
-    "ctr": (1, 1),   # the counter; the last round key XOR input
-    "cbc": (1, 1),   # the chaining block; the last round key XOR previous ciphertext
-}
-DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
+MODES = MODE_NEEDS
 
 
 class X86AesEmitter:
@@ -533,10 +530,7 @@ class X86AesEmitter:
     def verify(self, built: Built) -> str:
         v = built.variant
         rng = random.Random(zlib.crc32(v.name.encode()))
-        step = built.interleave * built.isa.lanes
-        counts = sorted({0, 1, 2, built.isa.lanes - 1, built.isa.lanes, built.isa.lanes + 1,
-                         step - 1, step, step + 1, 2 * step - 1, 2 * step, 2 * step + 1,
-                         2 * step + built.isa.lanes + 1} - {-1})
+        counts = block_counts(built.isa.lanes, built.interleave * built.isa.lanes)
         keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
         schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
         runs = 0
@@ -551,12 +545,7 @@ class X86AesEmitter:
                 f"checked to read the round key it names")
 
     def schedule_bytes(self, built: Built, key: bytes) -> bytes:
-        mem: dict = {"key": bytearray(key)}
-        for p in built.key_programs:
-            for m in p.memories:
-                mem.setdefault(m.name, bytearray(m.length) if m.kind == "bytes" else [0] * m.length)
-            execute(p, mem)
-        return bytes(mem["drk" if built.variant.direction == "dec" else "rkb"])
+        return run_key_programs(built.key_programs, key, "drk" if built.variant.direction == "dec" else "rkb")
 
     def _run(self, built: Built, fn: Function, keyed: tuple[bytes, bytes], count: int, in_place: bool,
              rng, code: list[Instr] | None = None, rodata: tuple[int, bytes] | None = None) -> None:
@@ -567,8 +556,7 @@ class X86AesEmitter:
         data = rng.randbytes(16 * count)
         iv = rng.randbytes(16)
         if fn.mode == "ctr":   # keep clear of a carry out of the low 64 bits, as the caller does
-            low = int.from_bytes(iv[8:], "big") % ((1 << 64) - count - 1)
-            iv = iv[:8] + low.to_bytes(8, "big")
+            iv = no_carry_counter(iv, count)
         mem = Memory()
         rk = mem.add("rk", schedule_data)
         src = mem.add("in", data)
@@ -592,7 +580,7 @@ class X86AesEmitter:
             if m.gpr[r] != val:
                 raise ModelError(f"{fn.name}: callee-saved register {r} changed")
         got = mem.bytes_of("out")
-        want = _reference_mode(v.direction, fn.mode, key, iv, data)
+        want = reference_mode(v.direction, fn.mode, key, iv, data)
         expect_equal(f"{fn.name}: {count} blocks{' in place' if in_place else ''}", got, want[0])
         if fn.mode == "cbc":
             expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
@@ -655,10 +643,12 @@ class X86AesEmitter:
             "functions": funcs, "rodata": rodata, "const_label": CONST, "evex": enc == "evex",
         })
         expand = built.key_programs[0]
-        c_text = renderer.render("x86_64/variant.c.j2", variant=v, summary=summary, context={
+        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context={
+            "guard": self.compile_guard,
             "v": {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
                   "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
                   "batch_blocks": built.interleave * built.isa.lanes, "schedule_bytes": rk_bytes,
+                  "schedule_note": " (equivalent inverse cipher)" if v.direction == "dec" else "",
                   "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in v.target.cpu_features) or "AESGEN_CPU_NONE",
                   "info": f"interleave {built.interleave} x {built.isa.kind} ({built.interleave * built.isa.lanes} "
                           f"blocks); " + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)},
@@ -669,26 +659,3 @@ class X86AesEmitter:
         })
         stem = f"{v.target.ident}/{v.name}"
         return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]
-
-
-def _reference_mode(direction: str, mode: str, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
-    """(output, chaining value after) of the reference AES in this mode."""
-    blocks = [data[i:i + 16] for i in range(0, len(data), 16)]
-    if mode == "ecb":
-        f = reference.encrypt_block if direction == "enc" else reference.decrypt_block
-        return b"".join(f(key, b) for b in blocks), iv
-    if mode == "ctr":
-        out, ctr = [], int.from_bytes(iv, "big")
-        for b in blocks:
-            out.append(reference.xor(b, reference.encrypt_block(key, ctr.to_bytes(16, "big"))))
-            ctr = (ctr + 1) % (1 << 128)
-        return b"".join(out), ctr.to_bytes(16, "big")
-    out, chain = [], iv
-    for b in blocks:
-        if direction == "enc":
-            chain = reference.encrypt_block(key, reference.xor(b, chain))
-            out.append(chain)
-        else:
-            out.append(reference.xor(reference.decrypt_block(key, b), chain))
-            chain = b
-    return b"".join(out), chain

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import reference
+from .common import Memory, MachineError, aes_lane, lanes_of
 
 WIDTH_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
 ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")           # SysV integer arguments
@@ -171,64 +172,6 @@ def render(ins: Instr, enc: str) -> str:
 
 # ------------------------------------------------------------------------ the model
 
-class MachineError(Exception):
-    """An emitted instruction stream misbehaved in the model."""
-
-
-def _lanes(data: bytes) -> list[bytes]:
-    return [data[i:i + 16] for i in range(0, len(data), 16)]
-
-
-def aes_lane(op: str, state: bytes, key: bytes) -> bytes:
-    if op == "aesenc":
-        s = reference.mix_columns(reference.shift_rows(reference.sub_bytes(state)))
-    elif op == "aesenclast":
-        s = reference.shift_rows(reference.sub_bytes(state))
-    elif op == "aesdec":
-        s = reference.mix_columns(reference.inv_sub_bytes(reference.shift_rows(state, -1)), inverse=True)
-    else:
-        s = reference.inv_sub_bytes(reference.shift_rows(state, -1))
-    return reference.xor(s, key)
-
-
-class Memory:
-    """Named regions at fixed addresses; every access must fall inside one region."""
-
-    def __init__(self):
-        self.regions: dict[str, tuple[int, bytearray]] = {}
-        self._next = 0x10000
-
-    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None, at: int | None = None) -> int:
-        if alias_of is not None:
-            self.regions[name] = self.regions[alias_of]
-            return self.regions[name][0]
-        if at is not None:      # a fixed address, e.g. linked read-only data
-            self.regions[name] = (at, bytearray(data))
-            return at
-        self._next = max(self._next, 0x100000)
-        base = self._next
-        self._next += (len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
-        self.regions[name] = (base, bytearray(data))
-        return base
-
-    def find(self, addr: int, n: int) -> tuple[str, bytearray, int]:
-        for name, (base, buf) in self.regions.items():
-            if base <= addr and addr + n <= base + len(buf):
-                return name, buf, addr - base
-        raise MachineError(f"access of {n} bytes at {addr:#x} is outside every buffer")
-
-    def read(self, addr: int, n: int) -> bytes:
-        _, buf, off = self.find(addr, n)
-        return bytes(buf[off:off + n])
-
-    def write(self, addr: int, data: bytes) -> None:
-        _, buf, off = self.find(addr, len(data))
-        buf[off:off + len(data)] = data
-
-    def bytes_of(self, name: str) -> bytes:
-        return bytes(self.regions[name][1])
-
-
 class Machine:
     """Registers, memory and a program counter over a list of Instr.
 
@@ -265,7 +208,7 @@ class Machine:
         addr = self._addr(operand, data_labels)
         data = self.mem.read(addr, 16 * lanes)
         tags = [self._key_tag(addr + 16 * i, 16) if lanes == 1 else None for i in range(lanes)]
-        return _lanes(data), tags
+        return lanes_of(data), tags
 
     def write_vec(self, reg: V, values: list[bytes], tags: list) -> None:
         lanes = len(values)

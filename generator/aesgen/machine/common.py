@@ -1,0 +1,82 @@
+"""What every machine model shares: bounded memory regions, the error type, and the AES
+round steps on one 16-byte lane (in terms of the reference AES)."""
+
+from __future__ import annotations
+
+from .. import reference
+
+
+class MachineError(Exception):
+    """An emitted instruction stream misbehaved in the model."""
+
+
+def lanes_of(data: bytes) -> list[bytes]:
+    return [data[i:i + 16] for i in range(0, len(data), 16)]
+
+
+def aes_lane(op: str, state: bytes, key: bytes) -> bytes:
+    if op == "aesenc":
+        s = reference.mix_columns(reference.shift_rows(reference.sub_bytes(state)))
+    elif op == "aesenclast":
+        s = reference.shift_rows(reference.sub_bytes(state))
+    elif op == "aesdec":
+        s = reference.mix_columns(reference.inv_sub_bytes(reference.shift_rows(state, -1)), inverse=True)
+    else:
+        s = reference.inv_sub_bytes(reference.shift_rows(state, -1))
+    return reference.xor(s, key)
+
+
+class Memory:
+    """Named regions at fixed addresses; every access must fall inside one region."""
+
+    def __init__(self):
+        self.regions: dict[str, tuple[int, bytearray]] = {}
+        self._next = 0x10000
+
+    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None, at: int | None = None) -> int:
+        if alias_of is not None:
+            self.regions[name] = self.regions[alias_of]
+            return self.regions[name][0]
+        if at is not None:      # a fixed address, e.g. linked read-only data
+            self.regions[name] = (at, bytearray(data))
+            return at
+        self._next = max(self._next, 0x100000)
+        base = self._next
+        self._next += (len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
+        self.regions[name] = (base, bytearray(data))
+        return base
+
+    def find(self, addr: int, n: int) -> tuple[str, bytearray, int]:
+        for name, (base, buf) in self.regions.items():
+            if base <= addr and addr + n <= base + len(buf):
+                return name, buf, addr - base
+        raise MachineError(f"access of {n} bytes at {addr:#x} is outside every buffer")
+
+    def read(self, addr: int, n: int) -> bytes:
+        _, buf, off = self.find(addr, n)
+        return bytes(buf[off:off + n])
+
+    def write(self, addr: int, data: bytes) -> None:
+        _, buf, off = self.find(addr, len(data))
+        buf[off:off + len(data)] = data
+
+    def bytes_of(self, name: str) -> bytes:
+        return bytes(self.regions[name][1])
+
+
+# The AES steps ISAs combine differently: x86 and POWER end a round with the key, ARM
+# starts with it, POWER and SPARC decryption XOR the key before InvMixColumns.
+def sub_shift(s: bytes) -> bytes:
+    return reference.shift_rows(reference.sub_bytes(s))
+
+
+def inv_sub_shift(s: bytes) -> bytes:
+    return reference.inv_sub_bytes(reference.shift_rows(s, -1))
+
+
+def mix(s: bytes) -> bytes:
+    return reference.mix_columns(s)
+
+
+def inv_mix(s: bytes) -> bytes:
+    return reference.mix_columns(s, inverse=True)

@@ -17,6 +17,9 @@ extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #endif
@@ -34,6 +37,9 @@ extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
 #endif
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #endif
@@ -53,6 +59,9 @@ extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #endif
@@ -70,6 +79,9 @@ extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
 #endif
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #endif
@@ -89,6 +101,9 @@ extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #endif
@@ -106,6 +121,9 @@ extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
 #endif
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #endif
@@ -127,6 +145,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_dec__portable_bitslice64,
     &aesgen_aes128_dec__portable_fixslice32,
     &aesgen_aes128_dec__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes128_dec__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_aesni_x8,
 #endif
@@ -144,6 +165,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
     &aesgen_aes128_enc__portable_fixslice32,
     &aesgen_aes128_enc__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes128_enc__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_aesni_x8,
 #endif
@@ -163,6 +187,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_dec__portable_bitslice64,
     &aesgen_aes192_dec__portable_fixslice32,
     &aesgen_aes192_dec__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes192_dec__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_aesni_x8,
 #endif
@@ -180,6 +207,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
     &aesgen_aes192_enc__portable_fixslice32,
     &aesgen_aes192_enc__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes192_enc__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_aesni_x8,
 #endif
@@ -199,6 +229,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_dec__portable_bitslice64,
     &aesgen_aes256_dec__portable_fixslice32,
     &aesgen_aes256_dec__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes256_dec__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_aesni_x8,
 #endif
@@ -216,6 +249,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
     &aesgen_aes256_enc__portable_fixslice32,
     &aesgen_aes256_enc__portable_fixslice64,
+#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    &aesgen_aes256_enc__ppc64le_power8_x8,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_aesni_x8,
 #endif

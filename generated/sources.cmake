@@ -13,6 +13,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes128_dec__portable_bitslice64.c
     portable/aes128_dec__portable_fixslice32.c
     portable/aes128_dec__portable_fixslice64.c
+    ppc64le_power8/aes128_dec__ppc64le_power8_x8.S
+    ppc64le_power8/aes128_dec__ppc64le_power8_x8.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
@@ -25,6 +27,8 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes128_enc__aarch64_ce_x6.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice64.c
+    ppc64le_power8/aes128_enc__ppc64le_power8_x8.S
+    ppc64le_power8/aes128_enc__ppc64le_power8_x8.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
@@ -39,6 +43,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes192_dec__portable_bitslice64.c
     portable/aes192_dec__portable_fixslice32.c
     portable/aes192_dec__portable_fixslice64.c
+    ppc64le_power8/aes192_dec__ppc64le_power8_x8.S
+    ppc64le_power8/aes192_dec__ppc64le_power8_x8.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
@@ -51,6 +57,8 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes192_enc__aarch64_ce_x6.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice64.c
+    ppc64le_power8/aes192_enc__ppc64le_power8_x8.S
+    ppc64le_power8/aes192_enc__ppc64le_power8_x8.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
@@ -65,6 +73,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes256_dec__portable_bitslice64.c
     portable/aes256_dec__portable_fixslice32.c
     portable/aes256_dec__portable_fixslice64.c
+    ppc64le_power8/aes256_dec__ppc64le_power8_x8.S
+    ppc64le_power8/aes256_dec__ppc64le_power8_x8.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
@@ -77,6 +87,8 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes256_enc__aarch64_ce_x6.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice64.c
+    ppc64le_power8/aes256_enc__ppc64le_power8_x8.S
+    ppc64le_power8/aes256_enc__ppc64le_power8_x8.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
@@ -93,6 +105,7 @@ set(AESGEN_VARIANTS
     aes128_dec__portable_bitslice64
     aes128_dec__portable_fixslice32
     aes128_dec__portable_fixslice64
+    aes128_dec__ppc64le_power8_x8
     aes128_dec__x86_64_aesni_x8
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
@@ -100,6 +113,7 @@ set(AESGEN_VARIANTS
     aes128_enc__aarch64_ce_x6
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
+    aes128_enc__ppc64le_power8_x8
     aes128_enc__x86_64_aesni_x8
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
@@ -109,6 +123,7 @@ set(AESGEN_VARIANTS
     aes192_dec__portable_bitslice64
     aes192_dec__portable_fixslice32
     aes192_dec__portable_fixslice64
+    aes192_dec__ppc64le_power8_x8
     aes192_dec__x86_64_aesni_x8
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
@@ -116,6 +131,7 @@ set(AESGEN_VARIANTS
     aes192_enc__aarch64_ce_x6
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
+    aes192_enc__ppc64le_power8_x8
     aes192_enc__x86_64_aesni_x8
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
@@ -125,6 +141,7 @@ set(AESGEN_VARIANTS
     aes256_dec__portable_bitslice64
     aes256_dec__portable_fixslice32
     aes256_dec__portable_fixslice64
+    aes256_dec__ppc64le_power8_x8
     aes256_dec__x86_64_aesni_x8
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
@@ -132,6 +149,7 @@ set(AESGEN_VARIANTS
     aes256_enc__aarch64_ce_x6
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
+    aes256_enc__ppc64le_power8_x8
     aes256_enc__x86_64_aesni_x8
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
@@ -143,6 +161,7 @@ set(AESGEN_BACKENDS
     aesni
     portable32
     portable64
+    ppc64le-power8
     vaes256
     vaes256-avx512vl
     vaes512
@@ -159,6 +178,8 @@ set(AESGEN_FEATURES_aes128_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes128_dec__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes128_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -173,6 +194,8 @@ set(AESGEN_FEATURES_aes128_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes128_enc__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes128_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -191,6 +214,8 @@ set(AESGEN_FEATURES_aes192_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes192_dec__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes192_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -205,6 +230,8 @@ set(AESGEN_FEATURES_aes192_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes192_enc__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes192_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -223,6 +250,8 @@ set(AESGEN_FEATURES_aes256_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes256_dec__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes256_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -237,6 +266,8 @@ set(AESGEN_FEATURES_aes256_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64 portable64)
+set(AESGEN_FEATURES_aes256_enc__ppc64le_power8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_aes256_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")

@@ -21,11 +21,12 @@ from ..machine.aarch64 import (AES_OPS, CALLEE_SAVED_X, VECTOR_POOL, Instr, Labe
                                render)
 from ..machine.common import MachineError, Memory
 from ..model import ModelError, expect_equal
-from ..schedule import KeyTracker, Need, Plan, PlanError
+from ..schedule import Need, Plan, PlanError
 from ..targets import Field, Target, one_of
 from ..variants import Variant
 from . import c
-from .hwloop import DIRECTION_MODES, MODE_NEEDS, block_counts, no_carry_counter, reference_mode, schedule_bytes
+from .hwloop import (DIRECTION_MODES, MODE_NEEDS, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
+                     schedule_bytes)
 
 KEY_BITS = (128, 192, 256)
 RK, OUT, IN, N, IV = X("x0"), X("x1"), X("x2"), X("x3"), X("x4")
@@ -48,58 +49,42 @@ class Built:
     functions: list[Function]
 
 
-class Asm:
-    def __init__(self, fn: str):
-        self.fn = fn
-        self.code: list[Instr] = []
+class LoopEmitter(BlockLoop):
+    def reg(self, idx: int) -> V:
+        return V(VECTOR_POOL[idx])
 
-    def __call__(self, op, *args, key=None, note=""):
-        self.code.append(Instr(op, tuple(args), key, note))
+    v = reg
 
-    def label(self, name: str) -> Label:
-        return Label(f".L{self.fn}_{name}")
+    def load_key(self, reg: V, rnd: int, note: str = "") -> None:
+        self.asm("ldrq", reg, Mem(RK, 16 * rnd), note=note)
 
-    def place(self, label: Label) -> None:
-        self.code.append(Instr("label", (label,)))
+    def entry(self) -> None:
+        self.asm("bti")
 
+    def loop_head(self, n: int, tail) -> None:
+        self.asm("cmp", N, n)
+        self.asm("b.lo", tail)
 
-class LoopEmitter:
-    def __init__(self, key_bits: int, decrypt: bool, plan: Plan, asm: Asm):
-        self.asm, self.plan = asm, plan
-        self.nr = reference.rounds_for(key_bits)
-        self.decrypt = decrypt
-        self.kt = KeyTracker()
+    def advance(self, n: int) -> None:
+        self.asm("add", IN, IN, 16 * n)
+        self.asm("add", OUT, OUT, 16 * n)
+        self.asm("sub", N, N, n)
 
-    def v(self, reg: int) -> V:
-        """The vector register for plan index `reg` (the tracker counts plan indices)."""
-        return V(VECTOR_POOL[reg])
+    def loop_back(self, n: int, top) -> None:
+        self.asm("cmp", N, n)
+        self.asm("b.hs", top)
 
-    def key(self, rnd: int) -> V:
-        p = self.plan
-        if not p.streamed(rnd):
-            self.kt.require(p.resident[rnd], rnd)
-            return self.v(p.resident[rnd])
-        reg = p.rotating[rnd % len(p.rotating)]
-        self.asm("ldrq", self.v(reg), Mem(RK, 16 * rnd), note=f"stream k{rnd}")
-        self.kt.load_key(reg, rnd)
-        return self.v(reg)
+    def skip_if_none(self, label) -> None:
+        self.asm("cbz", N, label)
 
-    def load_resident_keys(self) -> None:
-        for rnd, reg in sorted(self.plan.resident.items()):
-            self.asm("ldrq", self.v(reg), Mem(RK, 16 * rnd), note=f"k{rnd}")
-            self.kt.load_key(reg, rnd)
+    def count_down_one(self, top) -> None:
+        self.asm("add", IN, IN, 16)
+        self.asm("add", OUT, OUT, 16)
+        self.asm("subs", N, N, 1)
+        self.asm("b.ne", top)
 
-    def restore_borrowed(self) -> None:
-        for _, rnd in sorted(self.plan.borrowed.items()):
-            reg = self.plan.resident[rnd]
-            self.asm("ldrq", self.v(reg), Mem(RK, 16 * rnd), note=f"reload k{rnd} (borrowed as a temporary)")
-            self.kt.load_key(reg, rnd)
-
-    def check_keys_valid(self, where: str) -> None:
-        held = self.kt.keys()
-        for rnd, reg in self.plan.resident.items():
-            if held.get(reg) != rnd:
-                raise PlanError(f"{self.asm.fn}: at {where}, register {reg} does not hold round key {rnd}")
+    def ret(self) -> None:
+        self.asm("ret")
 
     def rounds(self, datas: list[V]) -> None:
         """Rounds 1..Nr-1 plus the last round's SubBytes/ShiftRows: keys k0..k_(Nr-1)."""
@@ -112,8 +97,8 @@ class LoopEmitter:
                     self.asm(mc, d, d)
 
     def last_key(self, datas: list[V], fold=None) -> None:
-        """d ^= k_Nr, or d ^= (k_Nr ^ x) with x from fold(j, t) (a memory operand to load
-        into the temporary t, or a register)."""
+        """d ^= k_Nr, or d ^= (k_Nr ^ x) with x from fold(j) (a memory operand to load
+        into the temporary, or a register)."""
         k = self.key(self.nr)
         if fold is None:
             for d in datas:
@@ -129,42 +114,6 @@ class LoopEmitter:
             else:
                 self.asm("eor", t, src, k, key=("key", self.nr))
             self.asm("eor", d, d, t)
-
-    def parallel(self, body, setup=None, finish=None) -> None:
-        a, p = self.asm, self.plan
-        nvec = len(p.data)
-        a("bti")
-        self.load_resident_keys()
-        if setup:
-            setup()
-        done, tail = a.label("done"), a.label("tail")
-        if nvec > 1:
-            a("cmp", N, nvec)
-            a("b.lo", tail)
-            top = a.label("loop")
-            a.place(top)
-            self.check_keys_valid("loop head")
-            body(list(p.data))
-            a("add", IN, IN, 16 * nvec)
-            a("add", OUT, OUT, 16 * nvec)
-            a("sub", N, N, nvec)
-            a("cmp", N, nvec)
-            self.check_keys_valid("loop back edge")
-            a("b.hs", top)
-        a.place(tail)
-        a("cbz", N, done)
-        one = a.label("block")
-        a.place(one)
-        body([p.data[0]])
-        a("add", IN, IN, 16)
-        a("add", OUT, OUT, 16)
-        a("subs", N, N, 1)
-        self.check_keys_valid("block loop back edge")
-        a("b.ne", one)
-        a.place(done)
-        if finish:
-            finish()
-        a("ret")
 
 
 def emit_ecb(em: LoopEmitter) -> None:
@@ -341,7 +290,7 @@ class AArch64CeEmitter:
         for mode in DIRECTION_MODES[variant.direction]:
             plan = self._plan(n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
             sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
-            asm = Asm(sym)
+            asm = Asm(sym, Instr, Label)
             em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
             {"ecb": emit_ecb, "ctr": emit_ctr}.get(mode, emit_cbc_decrypt if decrypt else emit_cbc_encrypt)(em)
             functions.append(Function(sym, mode, plan, asm.code))

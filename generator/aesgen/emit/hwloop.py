@@ -64,3 +64,104 @@ def no_carry_counter(iv: bytes, count: int) -> bytes:
     guarantees the loops)."""
     low = int.from_bytes(iv[8:], "big") % ((1 << 64) - count - 1)
     return iv[:8] + low.to_bytes(8, "big")
+
+
+class BlockLoop:
+    """The loop skeleton of ISAs with one block per vector register: round keys placed by
+    a schedule.Plan (tracked register by register), N blocks per iteration, then one
+    block at a time. Subclasses provide the ISA's spelling of each step:
+
+        reg(index)            the register object for plan register `index`
+        load_key(reg, rnd)    load round key `rnd` from the schedule into it
+        entry()               the function's first instructions (landing pads)
+        loop_head(n, tail)    branch to `tail` when fewer than n blocks remain
+        advance(n)            move in/out on by n blocks and count them off
+        loop_back(n, top)     branch to `top` while n or more blocks remain
+        skip_if_none(label)   branch to `label` when no block remains
+        count_down_one(top)   one block done: advance, and branch to `top` if any remain
+        ret()                 return
+    """
+
+    def __init__(self, key_bits: int, decrypt: bool, plan, asm):
+        from ..schedule import KeyTracker
+        from .. import reference as _reference
+        self.asm, self.plan = asm, plan
+        self.nr = _reference.rounds_for(key_bits)
+        self.decrypt = decrypt
+        self.kt = KeyTracker()
+
+    def key(self, rnd: int):
+        p = self.plan
+        if not p.streamed(rnd):
+            self.kt.require(p.resident[rnd], rnd)
+            return self.reg(p.resident[rnd])
+        idx = p.rotating[rnd % len(p.rotating)]
+        self.load_key(self.reg(idx), rnd, note=f"stream k{rnd}")
+        self.kt.load_key(idx, rnd)
+        return self.reg(idx)
+
+    def load_resident_keys(self) -> None:
+        for rnd, idx in sorted(self.plan.resident.items()):
+            self.load_key(self.reg(idx), rnd, note=f"k{rnd}")
+            self.kt.load_key(idx, rnd)
+
+    def restore_borrowed(self) -> None:
+        for _, rnd in sorted(self.plan.borrowed.items()):
+            idx = self.plan.resident[rnd]
+            self.load_key(self.reg(idx), rnd, note=f"reload k{rnd} (borrowed as a temporary)")
+            self.kt.load_key(idx, rnd)
+
+    def check_keys_valid(self, where: str) -> None:
+        from ..schedule import PlanError
+        held = self.kt.keys()
+        for rnd, idx in self.plan.resident.items():
+            if held.get(idx) != rnd:
+                raise PlanError(f"{self.asm.fn}: at {where}, register {idx} does not hold round key {rnd}")
+
+    def parallel(self, body, setup=None, finish=None) -> None:
+        """body(plan register indices) emits one iteration over those data registers."""
+        a, p = self.asm, self.plan
+        nvec = len(p.data)
+        self.entry()
+        self.load_resident_keys()
+        if setup:
+            setup()
+        done, tail = a.label("done"), a.label("tail")
+        if nvec > 1:
+            self.loop_head(nvec, tail)
+            top = a.label("loop")
+            a.place(top)
+            self.check_keys_valid("loop head")
+            body(list(p.data))
+            self.advance(nvec)
+            self.check_keys_valid("loop back edge")
+            self.loop_back(nvec, top)
+        a.place(tail)
+        self.skip_if_none(done)
+        one = a.label("block")
+        a.place(one)
+        body([p.data[0]])
+        self.check_keys_valid("block loop back edge")
+        self.count_down_one(one)
+        a.place(done)
+        if finish:
+            finish()
+        self.ret()
+
+
+class Asm:
+    """Collects one function's instructions; numbers its local labels."""
+
+    def __init__(self, fn: str, instr, label):
+        self.fn = fn
+        self.code: list = []
+        self._instr, self._label = instr, label
+
+    def __call__(self, op, *args, key=None, note=""):
+        self.code.append(self._instr(op, tuple(args), key, note))
+
+    def label(self, name: str):
+        return self._label(f".L{self.fn}_{name}")
+
+    def place(self, label) -> None:
+        self.code.append(self._instr("label", (label,)))

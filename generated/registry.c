@@ -20,6 +20,9 @@ extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__riscv64_zkn_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #endif
@@ -39,6 +42,9 @@ extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__riscv64_zkn_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
@@ -62,6 +68,9 @@ extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__riscv64_zkn_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #endif
@@ -81,6 +90,9 @@ extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
@@ -104,6 +116,9 @@ extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__riscv64_zkn_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #endif
@@ -123,6 +138,9 @@ extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__riscv64_zkn_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
@@ -148,6 +166,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_dec__ppc64le_power8_x8,
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes128_dec__riscv64_zkn_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_aesni_x8,
 #endif
@@ -167,6 +188,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_enc__portable_fixslice64,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_enc__ppc64le_power8_x8,
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes128_enc__riscv64_zkn_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_aesni_x8,
@@ -190,6 +214,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_dec__ppc64le_power8_x8,
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes192_dec__riscv64_zkn_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_aesni_x8,
 #endif
@@ -209,6 +236,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_enc__portable_fixslice64,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_enc__ppc64le_power8_x8,
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes192_enc__riscv64_zkn_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_aesni_x8,
@@ -232,6 +262,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_dec__ppc64le_power8_x8,
 #endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes256_dec__riscv64_zkn_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_aesni_x8,
 #endif
@@ -251,6 +284,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_enc__portable_fixslice64,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_enc__ppc64le_power8_x8,
+#endif
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+    &aesgen_aes256_enc__riscv64_zkn_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_aesni_x8,

@@ -15,6 +15,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes128_dec__portable_fixslice64.c
     ppc64le_power8/aes128_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes128_dec__ppc64le_power8_x8.c
+    riscv64_zkn/aes128_dec__riscv64_zkn_x2.S
+    riscv64_zkn/aes128_dec__riscv64_zkn_x2.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
@@ -29,6 +31,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes128_enc__portable_fixslice64.c
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.c
+    riscv64_zkn/aes128_enc__riscv64_zkn_x2.S
+    riscv64_zkn/aes128_enc__riscv64_zkn_x2.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
@@ -45,6 +49,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes192_dec__portable_fixslice64.c
     ppc64le_power8/aes192_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes192_dec__ppc64le_power8_x8.c
+    riscv64_zkn/aes192_dec__riscv64_zkn_x2.S
+    riscv64_zkn/aes192_dec__riscv64_zkn_x2.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
@@ -59,6 +65,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes192_enc__portable_fixslice64.c
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.c
+    riscv64_zkn/aes192_enc__riscv64_zkn_x2.S
+    riscv64_zkn/aes192_enc__riscv64_zkn_x2.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
@@ -75,6 +83,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes256_dec__portable_fixslice64.c
     ppc64le_power8/aes256_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes256_dec__ppc64le_power8_x8.c
+    riscv64_zkn/aes256_dec__riscv64_zkn_x2.S
+    riscv64_zkn/aes256_dec__riscv64_zkn_x2.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
@@ -89,6 +99,8 @@ set(AESGEN_GENERATED_SOURCES
     portable/aes256_enc__portable_fixslice64.c
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.c
+    riscv64_zkn/aes256_enc__riscv64_zkn_x2.S
+    riscv64_zkn/aes256_enc__riscv64_zkn_x2.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
@@ -106,6 +118,7 @@ set(AESGEN_VARIANTS
     aes128_dec__portable_fixslice32
     aes128_dec__portable_fixslice64
     aes128_dec__ppc64le_power8_x8
+    aes128_dec__riscv64_zkn_x2
     aes128_dec__x86_64_aesni_x8
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
@@ -114,6 +127,7 @@ set(AESGEN_VARIANTS
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
     aes128_enc__ppc64le_power8_x8
+    aes128_enc__riscv64_zkn_x2
     aes128_enc__x86_64_aesni_x8
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
@@ -124,6 +138,7 @@ set(AESGEN_VARIANTS
     aes192_dec__portable_fixslice32
     aes192_dec__portable_fixslice64
     aes192_dec__ppc64le_power8_x8
+    aes192_dec__riscv64_zkn_x2
     aes192_dec__x86_64_aesni_x8
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
@@ -132,6 +147,7 @@ set(AESGEN_VARIANTS
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
     aes192_enc__ppc64le_power8_x8
+    aes192_enc__riscv64_zkn_x2
     aes192_enc__x86_64_aesni_x8
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
@@ -142,6 +158,7 @@ set(AESGEN_VARIANTS
     aes256_dec__portable_fixslice32
     aes256_dec__portable_fixslice64
     aes256_dec__ppc64le_power8_x8
+    aes256_dec__riscv64_zkn_x2
     aes256_dec__x86_64_aesni_x8
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
@@ -150,6 +167,7 @@ set(AESGEN_VARIANTS
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
     aes256_enc__ppc64le_power8_x8
+    aes256_enc__riscv64_zkn_x2
     aes256_enc__x86_64_aesni_x8
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
@@ -162,6 +180,7 @@ set(AESGEN_BACKENDS
     portable32
     portable64
     ppc64le-power8
+    riscv64-zkn
     vaes256
     vaes256-avx512vl
     vaes512
@@ -180,6 +199,8 @@ set(AESGEN_FEATURES_aes128_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes128_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_dec__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes128_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes128_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -196,6 +217,8 @@ set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes128_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_enc__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes128_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes128_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -216,6 +239,8 @@ set(AESGEN_FEATURES_aes192_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes192_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_dec__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes192_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes192_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -232,6 +257,8 @@ set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes192_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_enc__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes192_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes192_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -252,6 +279,8 @@ set(AESGEN_FEATURES_aes256_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes256_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_dec__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes256_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes256_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -268,6 +297,8 @@ set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64 portable64)
 set(AESGEN_FEATURES_aes256_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_enc__ppc64le_power8_x8 ppc64le-power8)
+set(AESGEN_FEATURES_aes256_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
+set(AESGEN_BACKEND_OF_aes256_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")

@@ -42,7 +42,8 @@ class Need:
     aux: int       # loop-carried values other than keys
     temps: int     # temporaries (reused across the data vectors)
     keys: int      # round keys, Nr + 1
-    temp_phase: str = "final"   # temporaries live in the final round, or "initial" (before round 1)
+    temp_phase: str = "final"   # temporaries live in the final round, "initial" (before round 1),
+                                # or "all" (every round: nothing to borrow from)
 
 
 @dataclass
@@ -57,14 +58,15 @@ class Plan:
     rotating: list[int] = field(default_factory=list)
     borrowed: dict[int, int] = field(default_factory=dict)   # temp index -> round it borrows
     memory_operands: bool = False         # streamed keys read straight from memory
+    key_width: int = 1                    # registers per round key
     note: str = ""
 
     def streamed(self, rnd: int) -> bool:
         return rnd not in self.resident
 
     def used(self) -> int:
-        regs = set(self.data) | set(self.aux) | set(self.temps) | set(self.resident.values()) | set(self.rotating)
-        return len(regs)
+        keys = {r + i for r in list(self.resident.values()) + self.rotating for i in range(self.key_width)}
+        return len(set(self.data) | set(self.aux) | set(self.temps) | keys)
 
     def describe(self) -> str:
         n = self.need.keys
@@ -91,24 +93,29 @@ class Plan:
         return text + (f" ({self.note})" if self.note else "")
 
 
-def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool = False) -> Plan:
+def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool = False,
+         key_width: int = 1) -> Plan:
     """Assign registers 0..registers-1. memory_operands: the ISA can take a 16-byte round
-    key straight from memory, so streaming needs no rotating registers."""
+    key straight from memory, so streaming needs no rotating registers. key_width: how
+    many registers one round key fills (2 for 64-bit scalar ISAs); a key's registers are
+    resident[round] .. resident[round] + key_width - 1."""
     if policy not in POLICIES + ("auto",):
         raise PlanError(f"unknown key policy {policy!r} (one of {', '.join(POLICIES)}, auto)")
+    kw = key_width
     base = need.data + need.aux
-    rot = 0 if memory_operands else ROTATING
+    rot = 0 if memory_operands else ROTATING * kw
     fits = {
-        "resident": base + need.temps + need.keys <= registers,
-        "borrow": need.temps > 0 and base + need.keys <= registers and need.temps <= need.keys - 2,
-        "partial": base + need.temps + rot + 1 <= registers,
+        "resident": base + need.temps + need.keys * kw <= registers,
+        "borrow": (need.temps > 0 and need.temp_phase != "all" and base + need.keys * kw <= registers
+                   and need.temps <= (need.keys - 2) * kw),
+        "partial": base + need.temps + rot + kw <= registers,
         "streamed": base + need.temps + rot <= registers,
     }
     note = ""
     if policy == "auto":
         chosen = next((p for p in POLICIES if fits[p]), None)
         if chosen is None:
-            raise PlanError(f"{registers} registers cannot hold {need.data} data vectors, {need.aux} "
+            raise PlanError(f"{registers} registers cannot hold {need.data} data registers, {need.aux} "
                             f"loop-carried values and {need.temps} temporaries even with streamed keys")
     else:
         chosen = policy
@@ -117,13 +124,15 @@ def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool
         if not fits[chosen]:
             raise PlanError(f"policy {policy} does not fit: {registers} registers for {need}")
     regs = iter(range(registers))
-    data = [next(regs) for _ in range(need.data)]
-    aux = [next(regs) for _ in range(need.aux)]
+    take = lambda n: [next(regs) for _ in range(n)]
+    data = take(need.data)
+    aux = take(need.aux)
     if chosen == "resident":
-        temps = [next(regs) for _ in range(need.temps)]
-        return Plan(chosen, registers, need, data, aux, temps, {r: next(regs) for r in range(need.keys)}, note=note)
+        temps = take(need.temps)
+        return Plan(chosen, registers, need, data, aux, temps,
+                    {r: take(kw)[0] for r in range(need.keys)}, key_width=kw, note=note)
     if chosen == "borrow":
-        resident = {r: next(regs) for r in range(need.keys)}
+        resident = {r: take(kw)[0] for r in range(need.keys)}
         if need.temp_phase == "final":
             # the earliest rounds' keys are dead by the final round; k0 last, since it is
             # also the first key the next iteration needs
@@ -131,17 +140,19 @@ def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool
         else:
             # before round 1 the last rounds' keys are not needed yet
             lenders = list(range(need.keys - 1, 1, -1))
-        borrowed = {t: lenders[t] for t in range(need.temps)}
-        temps = [resident[borrowed[t]] for t in range(need.temps)]
-        return Plan(chosen, registers, need, data, aux, temps, resident, borrowed=borrowed, note=note)
-    temps = [next(regs) for _ in range(need.temps)]
-    rotating = [next(regs) for _ in range(rot)]
+        borrowed = {t: lenders[t // kw] for t in range(need.temps)}
+        temps = [resident[borrowed[t]] + t % kw for t in range(need.temps)]
+        return Plan(chosen, registers, need, data, aux, temps, resident, borrowed=borrowed, key_width=kw,
+                    note=note)
+    temps = take(need.temps)
+    rotating = [take(kw)[0] for _ in range(rot // kw)] if rot else []
     if chosen == "partial":
-        count = min(registers - (base + need.temps + rot), need.keys - 1)
-        resident = {r: next(regs) for r in range(need.keys - count, need.keys)}
+        count = min((registers - (base + need.temps + rot)) // kw, need.keys - 1)
+        resident = {r: take(kw)[0] for r in range(need.keys - count, need.keys)}
         return Plan(chosen, registers, need, data, aux, temps, resident, rotating,
-                    memory_operands=memory_operands, note=note)
-    return Plan(chosen, registers, need, data, aux, temps, {}, rotating, memory_operands=memory_operands, note=note)
+                    memory_operands=memory_operands, key_width=kw, note=note)
+    return Plan(chosen, registers, need, data, aux, temps, {}, rotating, memory_operands=memory_operands,
+                key_width=kw, note=note)
 
 
 class KeyTracker:

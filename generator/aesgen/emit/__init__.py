@@ -12,6 +12,8 @@ A porter adds a module here and registers it below; no other target's code chang
 from .aarch64_ce import AArch64CeEmitter
 from .c_bitsliced import CBitslicedEmitter
 from .ppc64le_p8 import Ppc64lePower8Emitter
+from .riscv64_zkn import Riscv64ZknEmitter
 from .x86_64_aes import X86AesEmitter
 
-EMITTERS = {e.name: e for e in (CBitslicedEmitter(), X86AesEmitter(), AArch64CeEmitter(), Ppc64lePower8Emitter())}
+EMITTERS = {e.name: e for e in (CBitslicedEmitter(), X86AesEmitter(), AArch64CeEmitter(), Ppc64lePower8Emitter(),
+                                Riscv64ZknEmitter())}

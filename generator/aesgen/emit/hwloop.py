@@ -90,38 +90,52 @@ class BlockLoop:
         self.decrypt = decrypt
         self.kt = KeyTracker()
 
+    data_width = 1     # registers per block
+
+    def _key_operand(self, idx: int):
+        kw = self.plan.key_width
+        return self.reg(idx) if kw == 1 else tuple(self.reg(idx + i) for i in range(kw))
+
+    def _track_key(self, idx: int, rnd: int) -> None:
+        for i in range(self.plan.key_width):
+            self.kt.load_key(idx + i, rnd)
+
     def key(self, rnd: int):
+        """The register (or registers, for keys wider than one) holding round key `rnd`,
+        loading it into rotating registers first when it is streamed."""
         p = self.plan
         if not p.streamed(rnd):
-            self.kt.require(p.resident[rnd], rnd)
-            return self.reg(p.resident[rnd])
+            for i in range(p.key_width):
+                self.kt.require(p.resident[rnd] + i, rnd)
+            return self._key_operand(p.resident[rnd])
         idx = p.rotating[rnd % len(p.rotating)]
-        self.load_key(self.reg(idx), rnd, note=f"stream k{rnd}")
-        self.kt.load_key(idx, rnd)
-        return self.reg(idx)
+        self.load_key(self._key_operand(idx), rnd, note=f"stream k{rnd}")
+        self._track_key(idx, rnd)
+        return self._key_operand(idx)
 
     def load_resident_keys(self) -> None:
         for rnd, idx in sorted(self.plan.resident.items()):
-            self.load_key(self.reg(idx), rnd, note=f"k{rnd}")
-            self.kt.load_key(idx, rnd)
+            self.load_key(self._key_operand(idx), rnd, note=f"k{rnd}")
+            self._track_key(idx, rnd)
 
     def restore_borrowed(self) -> None:
-        for _, rnd in sorted(self.plan.borrowed.items()):
+        for rnd in sorted(set(self.plan.borrowed.values())):
             idx = self.plan.resident[rnd]
-            self.load_key(self.reg(idx), rnd, note=f"reload k{rnd} (borrowed as a temporary)")
-            self.kt.load_key(idx, rnd)
+            self.load_key(self._key_operand(idx), rnd, note=f"reload k{rnd} (borrowed as a temporary)")
+            self._track_key(idx, rnd)
 
     def check_keys_valid(self, where: str) -> None:
         from ..schedule import PlanError
         held = self.kt.keys()
         for rnd, idx in self.plan.resident.items():
-            if held.get(idx) != rnd:
-                raise PlanError(f"{self.asm.fn}: at {where}, register {idx} does not hold round key {rnd}")
+            for i in range(self.plan.key_width):
+                if held.get(idx + i) != rnd:
+                    raise PlanError(f"{self.asm.fn}: at {where}, register {idx + i} does not hold round key {rnd}")
 
     def parallel(self, body, setup=None, finish=None) -> None:
         """body(plan register indices) emits one iteration over those data registers."""
         a, p = self.asm, self.plan
-        nvec = len(p.data)
+        nvec = len(p.data) // self.data_width
         self.entry()
         self.load_resident_keys()
         if setup:
@@ -140,7 +154,7 @@ class BlockLoop:
         self.skip_if_none(done)
         one = a.label("block")
         a.place(one)
-        body([p.data[0]])
+        body(list(p.data[:self.data_width]))
         self.check_keys_valid("block loop back edge")
         self.count_down_one(one)
         a.place(done)

@@ -1,0 +1,407 @@
+"""Emitter `riscv64_zkn`: RV64 scalar AES (Zkne/Zknd, Zbkb) loops (GNU as).
+
+A block is two registers and a round is two aes64esm (one per half, operands swapped)
+plus two XORs with the key halves, through one temporary per block. Round keys are two
+registers each, so with several blocks in flight most of them cannot stay resident:
+`schedule.plan` (key width 2) streams or keeps the last rounds resident, using the
+callee-saved s-registers too (saved and restored on the stack). CTR builds the high half
+of each counter block with rev8 from a running low-64 count (the C side splits at its
+wrap). Every function is executed in the model (machine/riscv64.py) before writing.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass
+
+from .. import reference, schedule
+from ..algorithm import aes, circuits
+from ..ir import Program
+from ..machine.common import MachineError, Memory
+from ..machine.riscv64 import AES_OPS, CALLEE_SAVED, SAVED_POOL, SCRATCH_POOL, Instr, Label, Machine, X, render
+from ..model import ModelError, expect_equal
+from ..schedule import Need, Plan, PlanError
+from ..targets import Field, Target, one_of
+from ..variants import Variant
+from . import c
+from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
+                     schedule_bytes)
+
+KEY_BITS = (128, 192, 256)
+RK, OUT, IN, N, IV, TEST, SP = X("a0"), X("a1"), X("a2"), X("a3"), X("a4"), X("t6"), X("sp")
+POOL = SCRATCH_POOL + SAVED_POOL
+# loop-carried registers of each mode (two per 128-bit value)
+AUX = {"ecb": 0, "ctr": 2, "cbc": 2}
+
+
+@dataclass
+class Function:
+    name: str
+    mode: str
+    plan: Plan
+    code: list[Instr]
+
+
+@dataclass
+class Built:
+    variant: Variant
+    interleave: int
+    key_programs: tuple[Program, ...]
+    functions: list[Function]
+
+
+class LoopEmitter(BlockLoop):
+    data_width = 2
+
+    def reg(self, idx: int) -> X:
+        return X(POOL[idx])
+
+    def load_key(self, regs, rnd: int, note: str = "") -> None:
+        lo, hi = regs
+        self.asm("ld", lo, RK, 16 * rnd, note=note)
+        self.asm("ld", hi, RK, 16 * rnd + 8)
+
+    def saved_used(self) -> list[str]:
+        p = self.plan
+        idx = set(p.data) | set(p.aux) | set(p.temps)
+        for start in list(p.resident.values()) + p.rotating:
+            idx |= {start, start + 1}
+        return [POOL[i] for i in sorted(idx) if POOL[i] in SAVED_POOL]
+
+    def frame(self) -> int:
+        return (8 * len(self.saved_used()) + 15) // 16 * 16
+
+    def entry(self) -> None:
+        saved = self.saved_used()
+        if saved:
+            self.asm("addi", SP, SP, -self.frame(), note="save the callee-saved registers used below")
+            for i, r in enumerate(saved):
+                self.asm("sd", X(r), SP, 8 * i)
+
+    def ret(self) -> None:
+        saved = self.saved_used()
+        for i, r in enumerate(saved):
+            self.asm("ld", X(r), SP, 8 * i)
+        if saved:
+            self.asm("addi", SP, SP, self.frame())
+        self.asm("ret")
+
+    def loop_head(self, n: int, tail) -> None:
+        self.asm("sltiu", TEST, N, n)
+        self.asm("bnez", TEST, tail)
+
+    def advance(self, n: int) -> None:
+        self.asm("addi", IN, IN, 16 * n)
+        self.asm("addi", OUT, OUT, 16 * n)
+        self.asm("addi", N, N, -n)
+
+    def loop_back(self, n: int, top) -> None:
+        self.asm("sltiu", TEST, N, n)
+        self.asm("beqz", TEST, top)
+
+    def skip_if_none(self, label) -> None:
+        self.asm("beqz", N, label)
+
+    def count_down_one(self, top) -> None:
+        self.advance(1)
+        self.asm("bnez", N, top)
+
+    def xor_key(self, lo: X, hi: X, src_lo: X, src_hi: X, rnd: int) -> None:
+        klo, khi = self.key(rnd)
+        self.asm("xor", lo, src_lo, klo, key=("key", rnd, 0))
+        self.asm("xor", hi, src_hi, khi, key=("key", rnd, 1))
+
+    def rounds(self, blocks: list[tuple[X, X]]) -> None:
+        """Whitening, rounds 1..Nr-1 and the last round on (lo, hi) pairs."""
+        mid, last = ("aes64dsm", "aes64ds") if self.decrypt else ("aes64esm", "aes64es")
+        temps = [self.reg(t) for t in self.plan.temps]
+        for lo, hi in blocks:
+            self.xor_key(lo, hi, lo, hi, 0)
+        for rnd in range(1, self.nr + 1):
+            op = mid if rnd < self.nr else last
+            klo, khi = self.key(rnd)
+            for j, (lo, hi) in enumerate(blocks):
+                t = temps[j % len(temps)]
+                self.kt.clobber(self.plan.temps[j % len(temps)], "temp")
+                self.asm(op, t, lo, hi)
+                self.asm(op, hi, hi, lo)
+                self.asm("xor", lo, t, klo, key=("key", rnd, 0))
+                self.asm("xor", hi, hi, khi, key=("key", rnd, 1))
+
+    def blocks(self, regs: list[int]) -> list[tuple[X, X]]:
+        for r in regs:
+            self.kt.clobber(r)
+        return [(self.reg(regs[i]), self.reg(regs[i + 1])) for i in range(0, len(regs), 2)]
+
+    def load_blocks(self, blocks, base: X) -> None:
+        for j, (lo, hi) in enumerate(blocks):
+            self.asm("ld", lo, base, 16 * j)
+            self.asm("ld", hi, base, 16 * j + 8)
+
+    def store_blocks(self, blocks, base: X) -> None:
+        for j, (lo, hi) in enumerate(blocks):
+            self.asm("sd", lo, base, 16 * j)
+            self.asm("sd", hi, base, 16 * j + 8)
+
+    def xor_memory(self, blocks, base: X, offset: int) -> None:
+        """Each block ^= the block at base + offset + 16 j, through its temporary."""
+        temps = [self.reg(t) for t in self.plan.temps]
+        for j, (lo, hi) in enumerate(blocks):
+            t = temps[j % len(temps)]
+            self.asm("ld", t, base, offset + 16 * j)
+            self.asm("xor", lo, lo, t)
+            self.asm("ld", t, base, offset + 16 * j + 8)
+            self.asm("xor", hi, hi, t)
+
+
+def emit_ecb(em: LoopEmitter) -> None:
+    def body(regs):
+        blocks = em.blocks(regs)
+        em.load_blocks(blocks, IN)
+        em.rounds(blocks)
+        em.store_blocks(blocks, OUT)
+    em.parallel(body)
+
+
+def emit_ctr(em: LoopEmitter) -> None:
+    nonce, count = em.reg(em.plan.aux[0]), em.reg(em.plan.aux[1])
+
+    def setup():
+        em.kt.clobber(em.plan.aux[0], "counter bytes 0-7")
+        em.kt.clobber(em.plan.aux[1], "counter low 64 bits")
+        em.asm("ld", nonce, IV, 0)
+        em.asm("ld", count, IV, 8)
+        em.asm("rev8", count, count, note="low 64 bits of the counter as an integer")
+
+    def body(regs):
+        blocks = em.blocks(regs)
+        for j, (lo, hi) in enumerate(blocks):
+            em.asm("mv", lo, nonce)
+            em.asm("addi", hi, count, j)
+            em.asm("rev8", hi, hi)
+        em.asm("addi", count, count, len(blocks))
+        em.rounds(blocks)
+        em.xor_memory(blocks, IN, 0)
+        em.store_blocks(blocks, OUT)
+    em.parallel(body, setup)
+
+
+def emit_cbc_decrypt(em: LoopEmitter) -> None:
+    clo, chi = em.reg(em.plan.aux[0]), em.reg(em.plan.aux[1])
+
+    def setup():
+        em.kt.clobber(em.plan.aux[0], "chain")
+        em.kt.clobber(em.plan.aux[1], "chain")
+        em.asm("ld", clo, IV, 0)
+        em.asm("ld", chi, IV, 8)
+
+    def body(regs):
+        blocks = em.blocks(regs)
+        em.load_blocks(blocks, IN)
+        em.rounds(blocks)
+        em.asm("xor", blocks[0][0], blocks[0][0], clo)
+        em.asm("xor", blocks[0][1], blocks[0][1], chi)
+        if len(blocks) > 1:
+            em.xor_memory(blocks[1:], IN, 0)
+        last = 16 * (len(blocks) - 1)
+        em.asm("ld", clo, IN, last, note="last ciphertext block, before any store")
+        em.asm("ld", chi, IN, last + 8)
+        em.store_blocks(blocks, OUT)
+
+    def finish():
+        em.asm("sd", clo, IV, 0)
+        em.asm("sd", chi, IV, 8)
+    em.parallel(body, setup, finish)
+
+
+def emit_cbc_encrypt(em: LoopEmitter) -> None:
+    a, p = em.asm, em.plan
+    lo, hi = em.reg(p.data[0]), em.reg(p.data[1])
+    em.entry()
+    em.load_resident_keys()
+    done, top = a.label("done"), a.label("block")
+    em.kt.clobber(p.data[0])
+    em.kt.clobber(p.data[1])
+    a("ld", lo, IV, 0)
+    a("ld", hi, IV, 8)
+    em.skip_if_none(done)
+    a.place(top)
+    em.check_keys_valid("block loop head")
+    em.xor_memory([(lo, hi)], IN, 0)
+    em.rounds([(lo, hi)])
+    em.store_blocks([(lo, hi)], OUT)
+    em.check_keys_valid("block loop back edge")
+    em.count_down_one(top)
+    a.place(done)
+    a("sd", lo, IV, 0)
+    a("sd", hi, IV, 8)
+    em.ret()
+
+
+def _interleave_check(values):
+    for v in values:
+        if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8):
+            return f"{v!r} must be \"auto\" or an integer 1..8"
+    return None
+
+
+class Riscv64ZknEmitter:
+    name = "riscv64_zkn"
+    parameters = ("interleave", "key_policy")
+    cpu_features = ("rv_zkne", "rv_zknd")
+    compile_guard = "defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)"
+    registers = len(POOL)
+    schema = {
+        "isa": {
+            "aes_latency": Field(int, check=lambda v: None if 1 <= v <= 16 else f"{v} is outside 1..16"),
+            "aes_issue_per_cycle": Field(int, check=lambda v: None if 1 <= v <= 8 else f"{v} is outside 1..8"),
+        },
+        "abi": {"convention": Field(str, check=one_of(("lp64",), "calling convention"))},
+        "variants": {
+            "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
+            "interleave": Field(list, item=(int, str), check=_interleave_check),
+            "key_policy": Field(list, item=str, check=one_of(("auto", "partial", "streamed"), "key policy")),
+        },
+    }
+
+    def validate(self, target: Target) -> None:
+        for n in self._interleaves(target):
+            for policy in target.sections["variants"]["key_policy"]:
+                for bits in target.sections["variants"]["key_bits"]:
+                    for direction, modes in DIRECTION_MODES.items():
+                        for mode in modes:
+                            try:
+                                self._plan(n, mode, bits, policy, direction)
+                            except PlanError as e:
+                                raise target.error("variants.key_policy",
+                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
+
+    def _interleaves(self, target: Target) -> list[int]:
+        isa = target.sections["isa"]
+        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"])
+        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
+
+    def _plan(self, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+        keys = reference.rounds_for(key_bits) + 1
+        blocks = 1 if mode == "cbc" and direction == "enc" else n
+        aux = 0 if mode == "cbc" and direction == "enc" else AUX[mode]
+        need = Need(data=2 * blocks, aux=aux, temps=blocks, keys=keys, temp_phase="all")
+        return schedule.plan(need, self.registers, policy, key_width=2)
+
+    def variants(self, target: Target) -> list[Variant]:
+        out = []
+        spec = target.sections["variants"]
+        for n in self._interleaves(target):
+            for policy in spec["key_policy"]:
+                for key_bits in spec["key_bits"]:
+                    for direction in ("enc", "dec"):
+                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
+                        out.append(Variant(target, key_bits, direction, how,
+                                           (("interleave", n), ("key_policy", policy)), target.rank))
+        return out
+
+    def outputs(self, variant: Variant) -> list[str]:
+        stem = f"{variant.target.ident}/{variant.name}"
+        return [f"{stem}.S", f"{stem}.c"]
+
+    def build(self, variant: Variant) -> Built:
+        n = variant.param("interleave")
+        decrypt = variant.direction == "dec"
+        key_programs = (aes.key_expansion(variant.key_bits, circuits.load("bp113")),)
+        if decrypt:
+            key_programs += (aes.equivalent_inverse_keys(variant.key_bits),)
+        functions = []
+        for mode in DIRECTION_MODES[variant.direction]:
+            plan = self._plan(n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+            sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
+            asm = Asm(sym, Instr, Label)
+            em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
+            {"ecb": emit_ecb, "ctr": emit_ctr}.get(mode, emit_cbc_decrypt if decrypt else emit_cbc_encrypt)(em)
+            functions.append(Function(sym, mode, plan, asm.code))
+        return Built(variant, n, key_programs, functions)
+
+    def schedule_bytes(self, built: Built, key: bytes) -> bytes:
+        return schedule_bytes(built.key_programs, key, "drk" if built.variant.direction == "dec" else "rkb")
+
+    def verify(self, built: Built) -> str:
+        v = built.variant
+        rng = random.Random(zlib.crc32(v.name.encode()))
+        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
+        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
+        counts = block_counts(1, built.interleave)
+        runs = 0
+        for fn in built.functions:
+            for count in counts:
+                for in_place in (False, True):
+                    self._run(built, fn, schedules[runs % len(schedules)], count, in_place, rng)
+                    runs += 1
+        return (f"the model ran every function's instruction stream {runs} times: block counts "
+                f"{', '.join(map(str, counts))}, in place and out of place, the FIPS-197 key and 2 random "
+                f"keys through the generated key set-up, against the reference AES, with every key XOR "
+                f"checked to read the round-key half it names")
+
+    def _run(self, built: Built, fn: Function, keyed, count: int, in_place: bool, rng) -> None:
+        v = built.variant
+        key, sched = keyed
+        data = rng.randbytes(16 * count)
+        iv = rng.randbytes(16)
+        if fn.mode == "ctr":
+            iv = no_carry_counter(iv, count)
+        mem = Memory()
+        rk = mem.add("rk", sched)
+        src = mem.add("in", data)
+        dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
+        ivp = mem.add("iv", iv)
+        stack = mem.add("stack", bytes(256))
+        m = Machine(mem, "rk")
+        for name, value in (("a0", rk), ("a1", dst), ("a2", src), ("a3", count), ("a4", ivp)):
+            m.put(X(name), value)
+        canaries = {r: 0x5A5A0000 + i for i, r in enumerate(CALLEE_SAVED) if r != "sp"}
+        for r, val in canaries.items():
+            m.put(X(r), val)
+        m.put(SP, stack + 256)
+        code = [Instr("label", (Label(fn.name),))] + fn.code
+        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
+        try:
+            m.run(code, fn.name)
+        except MachineError as e:
+            raise ModelError(f"{where}: {e}") from None
+        for r, val in list(canaries.items()) + [("sp", stack + 256)]:
+            if m.get(X(r)) != val:
+                raise ModelError(f"{where}: callee-saved register {r} not restored")
+        want = reference_mode(v.direction, fn.mode, key, iv, data)
+        expect_equal(where, mem.bytes_of("out"), want[0])
+        if fn.mode == "cbc":
+            expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
+
+    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
+        v = built.variant
+        funcs = [{"name": fn.name, "mode": fn.mode, "plan": fn.plan.describe(),
+                  "lines": [render(i) for i in fn.code],
+                  "aes_ops": sum(1 for i in fn.code if i.op in AES_OPS)} for fn in built.functions]
+        summary = [
+            f"RV64 scalar AES (Zkne, Zknd, Zbkb): a block in two registers, a round key in two; "
+            f"{len(POOL)} registers to place them ({len(SCRATCH_POOL)} temporaries, then s0-s11, saved).",
+            f"Interleave: {built.interleave} blocks per loop iteration, then one at a time.",
+        ] + [f"{f['mode']}: {f['plan']}." for f in funcs] + [f"Verified: {verified}."]
+        asm_text = renderer.render("riscv64/variant.S.j2", variant=v, summary=summary,
+                                   context={"functions": funcs, "guard": self.compile_guard})
+        expand = built.key_programs[0]
+        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context={
+            "guard": self.compile_guard,
+            "v": {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
+                  "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
+                  "batch_blocks": built.interleave,
+                  "schedule_bytes": 16 * (reference.rounds_for(v.key_bits) + 1),
+                  "schedule_note": " (equivalent inverse cipher)" if v.direction == "dec" else "",
+                  "features": "AESGEN_CPU_RV_ZKNE" if v.direction == "enc" else "AESGEN_CPU_RV_ZKND",
+                  "info": f"interleave {built.interleave} blocks; "
+                          + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)},
+            "expand": c.statements(expand),
+            "inverse": c.statements(built.key_programs[1]) if len(built.key_programs) > 1 else [],
+            "expanded_bytes": expand.memory("rkb").length,
+            "functions": {fn.mode: fn.name for fn in built.functions},
+        })
+        stem = f"{v.target.ident}/{v.name}"
+        return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]

@@ -1,0 +1,169 @@
+"""RV64 with the scalar cryptography extension Zkn (Zkne, Zknd, Zbkb): the instructions
+the AES loops use, with one meaning for the model and one GNU as spelling.
+
+A block is two 64-bit registers, lo = bytes 0-7 and hi = bytes 8-15 as `ld` reads them.
+aes64esm(rs1, rs2) returns the low half of MixColumns(SubBytes(ShiftRows(rs2:rs1))); the
+other half is the same op with its operands swapped, so a round needs one temporary per
+block. Decryption's aes64dsm ends with InvMixColumns, so it takes the equivalent inverse
+cipher's keys. Callee-saved s0-s11 may be used; the function then saves and restores the
+ones it touches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+
+ABI_NUMBER = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7, "s0": 8, "s1": 9,
+              **{f"a{i}": 10 + i for i in range(8)}, **{f"s{i}": 16 + i for i in range(2, 12)},
+              **{f"t{i}": 25 + i for i in range(3, 7)}}
+SCRATCH_POOL = ("a5", "a6", "a7", "t0", "t1", "t2", "t3", "t4", "t5")   # t6 is the loop test's
+SAVED_POOL = tuple(f"s{i}" for i in range(12))
+CALLEE_SAVED = SAVED_POOL + ("sp", "ra", "gp", "tp")
+
+
+@dataclass(frozen=True)
+class X:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Instr:
+    op: str
+    args: tuple = ()
+    key: tuple | None = None   # ("key", round, half) an XOR must read
+    note: str = ""
+
+
+AES_OPS = ("aes64es", "aes64esm", "aes64ds", "aes64dsm")
+BRANCHES = ("j", "bnez", "beqz")
+
+
+def render(ins: Instr) -> str:
+    op, a = ins.op, ins.args
+    comment = f"  # {ins.note}" if ins.note else ""
+    if op == "label":
+        return f"{a[0]}:"
+    if op in ("ld", "sd"):
+        text = f"{op} {a[0]}, {a[2]}({a[1]})"
+    elif op in AES_OPS + ("xor",):
+        text = f"{op} {a[0]}, {a[1]}, {a[2]}"
+    elif op in ("addi", "sltiu"):
+        text = f"{op} {a[0]}, {a[1]}, {a[2]}"
+    elif op in ("rev8", "mv"):
+        text = f"{op} {a[0]}, {a[1]}"
+    elif op == "j":
+        text = f"j {a[0]}"
+    elif op in ("bnez", "beqz"):
+        text = f"{op} {a[0]}, {a[1]}"
+    elif op == "ret":
+        text = "ret"
+    else:
+        raise ValueError(f"no spelling for {op}")
+    return f"\t{text}{comment}"
+
+
+class Machine:
+    """General registers (x0 reads 0) and bounded memory; every register carries a tag,
+    ("key", i, half) after loading half of round key i from the schedule."""
+
+    def __init__(self, memory: Memory, schedule_region: str):
+        self.mem = memory
+        self.schedule = schedule_region
+        self.x = {n: 0 for n in range(32)}
+        self.tag: dict[int, object] = {n: None for n in range(32)}
+        self.steps = 0
+
+    def reg(self, r: X) -> int:
+        return ABI_NUMBER[r.name]
+
+    def get(self, r: X) -> int:
+        n = self.reg(r)
+        return 0 if n == 0 else self.x[n]
+
+    def put(self, r: X, value: int, tag=None) -> None:
+        n = self.reg(r)
+        if n:
+            self.x[n] = value & ((1 << 64) - 1)
+            self.tag[n] = tag
+
+    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
+        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
+        pc = labels[entry]
+        while True:
+            if pc >= len(program):
+                raise MachineError("ran off the end of the function")
+            ins = program[pc]
+            pc += 1
+            self.steps += 1
+            if self.steps > max_steps:
+                raise MachineError("no return after many steps (endless loop?)")
+            target = self.step(ins)
+            if target == "ret":
+                return
+            if target is not None:
+                pc = labels[target]
+
+    def step(self, ins: Instr):
+        op, a = ins.op, ins.args
+        if op == "label":
+            return None
+        if op == "ret":
+            return "ret"
+        if op == "j":
+            return a[0].name
+        if op in ("bnez", "beqz"):
+            return a[1].name if (self.get(a[0]) == 0) == (op == "beqz") else None
+        if op == "ld":
+            addr = self.get(a[1]) + a[2]
+            base, buf = self.mem.regions[self.schedule]
+            tag = None
+            if base <= addr < base + len(buf) and (addr - base) % 8 == 0:
+                tag = ("key", (addr - base) // 16, ((addr - base) // 8) % 2)
+            self.put(a[0], int.from_bytes(self.mem.read(addr, 8), "little"), tag)
+            return None
+        if op == "sd":
+            self.mem.write(self.get(a[1]) + a[2], self.get(a[0]).to_bytes(8, "little"))
+            return None
+        if op == "addi":
+            self.put(a[0], self.get(a[1]) + a[2])
+            return None
+        if op == "mv":
+            self.put(a[0], self.get(a[1]), self.tag[self.reg(a[1])])
+            return None
+        if op == "sltiu":
+            self.put(a[0], 1 if self.get(a[1]) < a[2] else 0)
+            return None
+        if op == "rev8":
+            self.put(a[0], int.from_bytes(self.get(a[1]).to_bytes(8, "little"), "big"))
+            return None
+        if op == "xor":
+            if ins.key is not None and self.tag[self.reg(a[2])] != ins.key:
+                raise MachineError(f"xor expected {ins.key}, found {self.tag[self.reg(a[2])]}")
+            self.put(a[0], self.get(a[1]) ^ self.get(a[2]))
+            return None
+        if op in AES_OPS:
+            state = self.get(a[1]).to_bytes(8, "little") + self.get(a[2]).to_bytes(8, "little")
+            if op == "aes64es":
+                out = sub_shift(state)
+            elif op == "aes64esm":
+                out = mix(sub_shift(state))
+            elif op == "aes64ds":
+                out = inv_sub_shift(state)
+            else:
+                out = inv_mix(inv_sub_shift(state))
+            self.put(a[0], int.from_bytes(out[:8], "little"))
+            return None
+        raise MachineError(f"the model has no meaning for {op}")

@@ -3,7 +3,8 @@
 # aesgen_generate(<out_dir> <target_name> [generator arguments...])
 # Runs the generator at configure time (so the source lists exist), includes the
 # generated sources.cmake (AESGEN_GENERATED_SOURCES as absolute paths, AESGEN_VARIANTS,
-# AESGEN_BACKENDS, AESGEN_FEATURES_<variant>, AESGEN_BACKEND_OF_<variant>), and adds
+# AESGEN_BACKENDS, AESGEN_BACKENDS_BUILT, AESGEN_ASM_OPTIONS, AESGEN_FEATURES_<variant>,
+# AESGEN_BACKEND_OF_<variant>), and adds
 # <target_name>, which regenerates whenever a generator input changes. A macro, so the
 # variables land in the caller's scope.
 macro(aesgen_generate _out _target)
@@ -44,12 +45,17 @@ endmacro()
 
 # aesgen_runnable(<variants_out> <backends_out> <not_here_out>)
 # The variants (and their backends) whose CPU features AESGEN_HOST_FEATURES has, from the
-# AESGEN_VARIANTS of the current scope; all of them with AESGEN_TEST_ALL_VARIANTS.
+# AESGEN_VARIANTS of the current scope; with AESGEN_TEST_ALL_VARIANTS, all of those built
+# for this processor (AESGEN_BACKENDS_BUILT).
 macro(aesgen_runnable _vars _backs _missing)
   set(${_vars} "")
   set(${_backs} "")
   set(${_missing} "")
   foreach(_v IN LISTS AESGEN_VARIANTS)
+    if(NOT AESGEN_BACKEND_OF_${_v} IN_LIST AESGEN_BACKENDS_BUILT)
+      list(APPEND ${_missing} "${AESGEN_BACKEND_OF_${_v}} (another processor)")
+      continue()
+    endif()
     set(_ok TRUE)
     foreach(_f IN LISTS AESGEN_FEATURES_${_v})
       if(NOT _f IN_LIST AESGEN_HOST_FEATURES)

@@ -23,6 +23,9 @@ extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__riscv64_zkn_x2;
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_dec__sparc64_t4_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #endif
@@ -45,6 +48,9 @@ extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__riscv64_zkn_x2;
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
@@ -71,6 +77,9 @@ extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__riscv64_zkn_x2;
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #endif
@@ -93,6 +102,9 @@ extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2;
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes192_enc__sparc64_t4_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
@@ -119,6 +131,9 @@ extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__riscv64_zkn_x2;
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_dec__sparc64_t4_x2;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #endif
@@ -141,6 +156,9 @@ extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__riscv64_zkn_x2;
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+extern const aesgen_variant aesgen_aes256_enc__sparc64_t4_x2;
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
@@ -169,6 +187,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes128_dec__riscv64_zkn_x2,
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes128_dec__sparc64_t4_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_aesni_x8,
 #endif
@@ -191,6 +212,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes128_enc__riscv64_zkn_x2,
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes128_enc__sparc64_t4_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_aesni_x8,
@@ -217,6 +241,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes192_dec__riscv64_zkn_x2,
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes192_dec__sparc64_t4_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_aesni_x8,
 #endif
@@ -239,6 +266,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes192_enc__riscv64_zkn_x2,
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes192_enc__sparc64_t4_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_aesni_x8,
@@ -265,6 +295,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes256_dec__riscv64_zkn_x2,
 #endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes256_dec__sparc64_t4_x2,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_aesni_x8,
 #endif
@@ -287,6 +320,9 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
     &aesgen_aes256_enc__riscv64_zkn_x2,
+#endif
+#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+    &aesgen_aes256_enc__sparc64_t4_x2,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_aesni_x8,

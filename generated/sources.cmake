@@ -17,6 +17,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes128_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes128_dec__riscv64_zkn_x2.S
     riscv64_zkn/aes128_dec__riscv64_zkn_x2.c
+    sparc64_t4/aes128_dec__sparc64_t4_x2.S
+    sparc64_t4/aes128_dec__sparc64_t4_x2.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
@@ -33,6 +35,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes128_enc__riscv64_zkn_x2.S
     riscv64_zkn/aes128_enc__riscv64_zkn_x2.c
+    sparc64_t4/aes128_enc__sparc64_t4_x2.S
+    sparc64_t4/aes128_enc__sparc64_t4_x2.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
@@ -51,6 +55,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes192_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes192_dec__riscv64_zkn_x2.S
     riscv64_zkn/aes192_dec__riscv64_zkn_x2.c
+    sparc64_t4/aes192_dec__sparc64_t4_x2.S
+    sparc64_t4/aes192_dec__sparc64_t4_x2.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
@@ -67,6 +73,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes192_enc__riscv64_zkn_x2.S
     riscv64_zkn/aes192_enc__riscv64_zkn_x2.c
+    sparc64_t4/aes192_enc__sparc64_t4_x2.S
+    sparc64_t4/aes192_enc__sparc64_t4_x2.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
@@ -85,6 +93,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes256_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes256_dec__riscv64_zkn_x2.S
     riscv64_zkn/aes256_dec__riscv64_zkn_x2.c
+    sparc64_t4/aes256_dec__sparc64_t4_x2.S
+    sparc64_t4/aes256_dec__sparc64_t4_x2.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
@@ -101,6 +111,8 @@ set(AESGEN_GENERATED_SOURCES
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes256_enc__riscv64_zkn_x2.S
     riscv64_zkn/aes256_enc__riscv64_zkn_x2.c
+    sparc64_t4/aes256_enc__sparc64_t4_x2.S
+    sparc64_t4/aes256_enc__sparc64_t4_x2.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
@@ -119,6 +131,7 @@ set(AESGEN_VARIANTS
     aes128_dec__portable_fixslice64
     aes128_dec__ppc64le_power8_x8
     aes128_dec__riscv64_zkn_x2
+    aes128_dec__sparc64_t4_x2
     aes128_dec__x86_64_aesni_x8
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
@@ -128,6 +141,7 @@ set(AESGEN_VARIANTS
     aes128_enc__portable_fixslice64
     aes128_enc__ppc64le_power8_x8
     aes128_enc__riscv64_zkn_x2
+    aes128_enc__sparc64_t4_x2
     aes128_enc__x86_64_aesni_x8
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
@@ -139,6 +153,7 @@ set(AESGEN_VARIANTS
     aes192_dec__portable_fixslice64
     aes192_dec__ppc64le_power8_x8
     aes192_dec__riscv64_zkn_x2
+    aes192_dec__sparc64_t4_x2
     aes192_dec__x86_64_aesni_x8
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
@@ -148,6 +163,7 @@ set(AESGEN_VARIANTS
     aes192_enc__portable_fixslice64
     aes192_enc__ppc64le_power8_x8
     aes192_enc__riscv64_zkn_x2
+    aes192_enc__sparc64_t4_x2
     aes192_enc__x86_64_aesni_x8
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
@@ -159,6 +175,7 @@ set(AESGEN_VARIANTS
     aes256_dec__portable_fixslice64
     aes256_dec__ppc64le_power8_x8
     aes256_dec__riscv64_zkn_x2
+    aes256_dec__sparc64_t4_x2
     aes256_dec__x86_64_aesni_x8
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
@@ -168,6 +185,7 @@ set(AESGEN_VARIANTS
     aes256_enc__portable_fixslice64
     aes256_enc__ppc64le_power8_x8
     aes256_enc__riscv64_zkn_x2
+    aes256_enc__sparc64_t4_x2
     aes256_enc__x86_64_aesni_x8
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
@@ -181,6 +199,7 @@ set(AESGEN_BACKENDS
     portable64
     ppc64le-power8
     riscv64-zkn
+    sparc64-t4
     vaes256
     vaes256-avx512vl
     vaes512
@@ -201,6 +220,8 @@ set(AESGEN_FEATURES_aes128_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes128_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes128_dec__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes128_dec__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes128_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -219,6 +240,8 @@ set(AESGEN_FEATURES_aes128_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes128_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes128_enc__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes128_enc__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes128_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -241,6 +264,8 @@ set(AESGEN_FEATURES_aes192_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes192_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes192_dec__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes192_dec__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes192_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -259,6 +284,8 @@ set(AESGEN_FEATURES_aes192_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes192_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes192_enc__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes192_enc__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes192_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -281,6 +308,8 @@ set(AESGEN_FEATURES_aes256_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes256_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes256_dec__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes256_dec__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes256_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -299,6 +328,8 @@ set(AESGEN_FEATURES_aes256_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_FEATURES_aes256_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes256_enc__riscv64_zkn_x2 riscv64-zkn)
+set(AESGEN_FEATURES_aes256_enc__sparc64_t4_x2 "sparc_aes")
+set(AESGEN_BACKEND_OF_aes256_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
@@ -307,3 +338,25 @@ set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
+
+# The backends whose sources compile to code for this processor (the others' files are
+# empty here), and the options their assembly sources need.
+set(AESGEN_BACKENDS_BUILT "")
+set(AESGEN_ASM_OPTIONS "")
+list(APPEND AESGEN_BACKENDS_BUILT portable32 portable64)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  list(APPEND AESGEN_BACKENDS_BUILT aarch64-ce)
+endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(ppc64le|powerpc64le)$")
+  list(APPEND AESGEN_BACKENDS_BUILT ppc64le-power8)
+endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|amd64|AMD64)$")
+  list(APPEND AESGEN_BACKENDS_BUILT aesni vaes256 vaes256-avx512vl vaes512)
+endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^riscv64$")
+  list(APPEND AESGEN_BACKENDS_BUILT riscv64-zkn)
+endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^sparc64$")
+  list(APPEND AESGEN_BACKENDS_BUILT sparc64-t4)
+  list(APPEND AESGEN_ASM_OPTIONS -Wa,-Av9e)
+endif()

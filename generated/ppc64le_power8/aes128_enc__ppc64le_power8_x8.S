@@ -584,5 +584,5 @@ aesgen_aes128_enc__ppc64le_power8_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

@@ -658,5 +658,5 @@ aesgen_aes192_enc__ppc64le_power8_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

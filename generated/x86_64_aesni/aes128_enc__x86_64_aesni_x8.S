@@ -474,5 +474,5 @@ aesgen_aes128_enc__x86_64_aesni_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

@@ -568,5 +568,5 @@ aesgen_aes192_enc__x86_64_vaes256_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

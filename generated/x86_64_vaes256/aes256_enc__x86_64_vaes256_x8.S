@@ -621,5 +621,5 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

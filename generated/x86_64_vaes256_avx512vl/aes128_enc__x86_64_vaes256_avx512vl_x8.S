@@ -503,5 +503,5 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

@@ -551,5 +551,5 @@ aesgen_aes192_enc__x86_64_vaes512_x8_cbc:
 #endif
 
 #if defined(__ELF__)
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits
 #endif

@@ -76,11 +76,26 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
                       "features": list(v.target.cpu_features)}
                      for v in variants],
         "backends": backends,
+        "processors": _processors(variants),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
     }
     for name in AGGREGATES:
         outputs[name] = renderer.render(f"{name}.j2", context=context)
     return outputs
+
+
+def _processors(variants: list[Variant]) -> list[dict]:
+    """Per CMAKE_SYSTEM_PROCESSOR pattern (None: any): the backends built there and the
+    assembler options their sources need."""
+    by: dict = {}
+    for v in variants:
+        em = EMITTERS[v.target.emitter]
+        entry = by.setdefault(em.processor, {"pattern": em.processor, "backends": set(), "asm_options": []})
+        entry["backends"].add(v.backend)
+        for o in getattr(em, "assembler_options", ()):
+            if o not in entry["asm_options"]:
+                entry["asm_options"].append(o)
+    return [{**e, "backends": sorted(e["backends"])} for _, e in sorted(by.items(), key=lambda kv: kv[0] or "")]
 
 
 def input_files(paths: Paths) -> list[Path]:

@@ -6,9 +6,13 @@ or a chaining block (`aux`), short-lived temporaries of the final round (`temps`
 last round key XORed with data), and round keys. The budget decides where keys live:
 
   resident   every round key in its own register, loaded once per call;
-  borrow     keys resident, but the final round's temporaries live in the registers of
-             keys whose round is already over (the first rounds), and those keys are
-             reloaded after the temporaries die: the SPARC AES-256 schedule, generalised;
+  borrow     keys resident, but temporaries live in the registers of keys that are not
+             needed while they live, and those keys are reloaded after the temporaries
+             die: the SPARC AES-256 schedule, generalised. Temporaries of the final round
+             borrow the first rounds' keys; temporaries of the first round borrow the last
+             rounds' keys; temporaries of every round (living at most from one round to
+             the next) borrow the last rounds' keys until the first rounds are over, then
+             the first rounds' keys;
   partial    the last P round keys resident, the others streamed;
   streamed   every round key loaded just before its round into two rotating registers
              (or read as a memory operand where the ISA allows it).
@@ -31,9 +35,10 @@ class PlanError(Exception):
     pass
 
 
-def default_interleave(latency: int, issue_per_cycle: int) -> int:
-    """Independent AES ops needed in flight to cover the latency at full issue rate."""
-    return max(1, math.ceil(latency * issue_per_cycle))
+def default_interleave(latency: int, issue_per_cycle: int, independent_ops: int = 1) -> int:
+    """Blocks in flight that cover the latency at full issue rate, when each block offers
+    `independent_ops` AES ops per round."""
+    return max(1, math.ceil(latency * issue_per_cycle / independent_ops))
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,9 @@ class Need:
     temps: int     # temporaries (reused across the data vectors)
     keys: int      # round keys, Nr + 1
     temp_phase: str = "final"   # temporaries live in the final round, "initial" (before round 1),
+                                # "rounds" (in every round, each from one round to the next),
                                 # or "all" (every round: nothing to borrow from)
+    first_key: int = 0          # the round whose key is key 0 here (1 when k0 lives elsewhere)
 
 
 @dataclass
@@ -57,6 +64,10 @@ class Plan:
     resident: dict[int, int]              # round -> register
     rotating: list[int] = field(default_factory=list)
     borrowed: dict[int, int] = field(default_factory=dict)   # temp index -> round it borrows
+    # temp_phase "rounds": until round borrowed[t] is over, temp t lives in the registers of
+    # round borrowed_ahead[t] (a last round) instead, at temps_ahead[t]
+    borrowed_ahead: dict[int, int] = field(default_factory=dict)
+    temps_ahead: list[int] = field(default_factory=list)
     memory_operands: bool = False         # streamed keys read straight from memory
     key_width: int = 1                    # registers per round key
     note: str = ""
@@ -69,20 +80,29 @@ class Plan:
         return len(set(self.data) | set(self.aux) | set(self.temps) | keys)
 
     def describe(self) -> str:
-        n = self.need.keys
+        n, first = self.need.keys, self.need.first_key
+        k = lambda r: f"k{r + first}"
+        every = f"all {n} round keys" if not first else f"round keys {k(0)}..{k(n - 1)} all"
         if self.policy == "resident":
-            keys = f"all {n} round keys resident"
+            keys = f"{every} resident"
         elif self.policy == "borrow":
-            rounds = ", ".join(f"k{r}" for r in sorted(set(self.borrowed.values())))
-            when = "the final round's" if self.need.temp_phase == "final" else "the first round's"
-            keys = (f"all {n} round keys resident; {when} temporaries borrow the registers of "
-                    f"{rounds}, which are reloaded after their last use")
+            names = lambda rs: ", ".join(k(r) for r in sorted(set(rs)))
+            rounds = names(self.borrowed.values())
+            if self.need.temp_phase == "rounds":
+                keys = (f"{every} resident; temporaries borrow the registers of "
+                        f"{names(self.borrowed_ahead.values())} until "
+                        f"{rounds} {'is' if len(set(self.borrowed.values())) == 1 else 'are'} spent, then those of "
+                        f"{rounds}; each lender is reloaded after its last borrower dies")
+            else:
+                when = "the final round's" if self.need.temp_phase == "final" else "the first round's"
+                keys = (f"{every} resident; {when} temporaries borrow the registers of "
+                        f"{rounds}, which are reloaded after their last use")
         elif self.policy == "partial":
             res = sorted(self.resident)
             via = "read as memory operands" if self.memory_operands else \
                 f"streamed through {len(self.rotating)} rotating registers"
             rest = n - len(res)
-            keys = (f"round keys k{res[0]}..k{res[-1]} resident, "
+            keys = (f"round keys {k(res[0])}..{k(res[-1])} resident, "
                     f"{'the other one' if rest == 1 else f'the other {rest}'} {via}")
         else:
             keys = ("every round key read as a memory operand" if self.memory_operands else
@@ -104,10 +124,11 @@ def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool
     kw = key_width
     base = need.data + need.aux
     rot = 0 if memory_operands else ROTATING * kw
+    lenders = -(-need.temps // kw)     # keys whose registers the temporaries fill
     fits = {
         "resident": base + need.temps + need.keys * kw <= registers,
         "borrow": (need.temps > 0 and need.temp_phase != "all" and base + need.keys * kw <= registers
-                   and need.temps <= (need.keys - 2) * kw),
+                   and (lenders if need.temp_phase != "rounds" else 2 * lenders) <= need.keys - 2),
         "partial": base + need.temps + rot + kw <= registers,
         "streamed": base + need.temps + rot <= registers,
     }
@@ -133,17 +154,25 @@ def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool
                     {r: take(kw)[0] for r in range(need.keys)}, key_width=kw, note=note)
     if chosen == "borrow":
         resident = {r: take(kw)[0] for r in range(need.keys)}
+        early = list(range(need.keys))                 # rounds over soonest first
+        late = list(range(need.keys - 1, -1, -1))      # rounds still to come longest first
         if need.temp_phase == "final":
             # the earliest rounds' keys are dead by the final round; k0 last, since it is
             # also the first key the next iteration needs
-            lenders = list(range(1, need.keys - 1)) + [0]
-        else:
+            order = early[1:-1] + [0]
+        elif need.temp_phase == "initial":
             # before round 1 the last rounds' keys are not needed yet
-            lenders = list(range(need.keys - 1, 1, -1))
-        borrowed = {t: lenders[t // kw] for t in range(need.temps)}
+            order = late[:-2]
+        else:
+            order = early
+        borrowed = {t: order[t // kw] for t in range(need.temps)}
         temps = [resident[borrowed[t]] + t % kw for t in range(need.temps)]
-        return Plan(chosen, registers, need, data, aux, temps, resident, borrowed=borrowed, key_width=kw,
-                    note=note)
+        ahead: dict[int, int] = {}
+        if need.temp_phase == "rounds":
+            ahead = {t: late[t // kw] for t in range(need.temps)}
+        return Plan(chosen, registers, need, data, aux, temps, resident, borrowed=borrowed,
+                    borrowed_ahead=ahead, temps_ahead=[resident[ahead[t]] + t % kw for t in ahead],
+                    key_width=kw, note=note)
     temps = take(need.temps)
     rotating = [take(kw)[0] for _ in range(rot // kw)] if rot else []
     if chosen == "partial":

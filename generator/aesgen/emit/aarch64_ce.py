@@ -222,6 +222,7 @@ class AArch64CeEmitter:
     name = "aarch64_ce"
     parameters = ("interleave", "key_policy")
     cpu_features = ("arm_aes",)
+    processor = "^(aarch64|arm64)$"     # CMAKE_SYSTEM_PROCESSOR where compile_guard holds (Linux)
     compile_guard = "defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && " \
                     "__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__"
     schema = {

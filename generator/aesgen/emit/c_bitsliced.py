@@ -69,6 +69,7 @@ class CBitslicedEmitter:
                                            params, target.rank + preference))
         return out
 
+    processor = None       # every processor
     compile_guard = None   # portable C compiles everywhere
 
     def outputs(self, variant: Variant) -> list[str]:

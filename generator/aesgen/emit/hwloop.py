@@ -36,6 +36,20 @@ def schedule_bytes(key_programs: Sequence[Program], key: bytes, output: str) -> 
     return bytes(mem[output])
 
 
+def reference_schedule(key: bytes, order: str) -> bytes:
+    """The round keys a hardware key set-up must write: "forward" (k0..kNr), "reversed"
+    (kNr..k0), or "equivalent_inverse" (FIPS-197 5.3.5: kNr, InvMixColumns(kNr-1), ..., k0)."""
+    keys = list(reference.expand_key(key))
+    if order == "reversed":
+        keys.reverse()
+    elif order == "equivalent_inverse":
+        nr = len(keys) - 1
+        keys = [keys[nr]] + [reference.mix_columns(keys[nr - i], inverse=True) for i in range(1, nr)] + [keys[0]]
+    elif order != "forward":
+        raise ValueError(order)
+    return b"".join(keys)
+
+
 def reference_mode(direction: str, mode: str, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
     """(output, chaining value or counter after) of the reference AES in this mode."""
     blocks = [data[i:i + 16] for i in range(0, len(data), 16)]
@@ -109,19 +123,19 @@ class BlockLoop:
                 self.kt.require(p.resident[rnd] + i, rnd)
             return self._key_operand(p.resident[rnd])
         idx = p.rotating[rnd % len(p.rotating)]
-        self.load_key(self._key_operand(idx), rnd, note=f"stream k{rnd}")
+        self.load_key(self._key_operand(idx), rnd, note=f"stream k{rnd + p.need.first_key}")
         self._track_key(idx, rnd)
         return self._key_operand(idx)
 
     def load_resident_keys(self) -> None:
         for rnd, idx in sorted(self.plan.resident.items()):
-            self.load_key(self._key_operand(idx), rnd, note=f"k{rnd}")
+            self.load_key(self._key_operand(idx), rnd, note=f"k{rnd + self.plan.need.first_key}")
             self._track_key(idx, rnd)
 
     def restore_borrowed(self) -> None:
         for rnd in sorted(set(self.plan.borrowed.values())):
             idx = self.plan.resident[rnd]
-            self.load_key(self._key_operand(idx), rnd, note=f"reload k{rnd} (borrowed as a temporary)")
+            self.load_key(self._key_operand(idx), rnd, note=f"reload k{rnd + self.plan.need.first_key} (borrowed as a temporary)")
             self._track_key(idx, rnd)
 
     def check_keys_valid(self, where: str) -> None:

@@ -234,6 +234,7 @@ class Ppc64lePower8Emitter:
     name = "ppc64le_p8"
     parameters = ("interleave", "key_policy")
     cpu_features = ("ppc_vcrypto",)
+    processor = "^(ppc64le|powerpc64le)$"
     compile_guard = "defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && " \
                     "__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__"
     registers = len(VECTOR_POOL)

@@ -492,6 +492,7 @@ class X86AesEmitter:
                         out.append(Variant(target, key_bits, direction, how, params, target.rank))
         return out
 
+    processor = "^(x86_64|amd64|AMD64)$"
     compile_guard = "defined(__x86_64__) && defined(__ELF__)"
 
     def outputs(self, variant: Variant) -> list[str]:

@@ -6,13 +6,15 @@ aes64esm(rs1, rs2) returns the low half of MixColumns(SubBytes(ShiftRows(rs2:rs1
 other half is the same op with its operands swapped, so a round needs one temporary per
 block. Decryption's aes64dsm ends with InvMixColumns, so it takes the equivalent inverse
 cipher's keys. Callee-saved s0-s11 may be used; the function then saves and restores the
-ones it touches.
+ones it touches. aes64ks1i/aes64ks2 make key-schedule words two at a time and aes64im
+applies InvMixColumns to two columns (for the decryption keys).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import reference
 from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
 
 ABI_NUMBER = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7, "s0": 8, "s1": 9,
@@ -48,6 +50,8 @@ class Instr:
 
 
 AES_OPS = ("aes64es", "aes64esm", "aes64ds", "aes64dsm")
+KEY_OPS = ("aes64ks1i", "aes64ks2", "aes64im")
+RCON = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
 BRANCHES = ("j", "bnez", "beqz")
 
 
@@ -58,8 +62,12 @@ def render(ins: Instr) -> str:
         return f"{a[0]}:"
     if op in ("ld", "sd"):
         text = f"{op} {a[0]}, {a[2]}({a[1]})"
-    elif op in AES_OPS + ("xor",):
+    elif op in AES_OPS + ("xor", "aes64ks2"):
         text = f"{op} {a[0]}, {a[1]}, {a[2]}"
+    elif op == "aes64ks1i":
+        text = f"{op} {a[0]}, {a[1]}, {a[2]:#x}"
+    elif op == "aes64im":
+        text = f"{op} {a[0]}, {a[1]}"
     elif op in ("addi", "sltiu"):
         text = f"{op} {a[0]}, {a[1]}, {a[2]}"
     elif op in ("rev8", "mv"):
@@ -165,5 +173,27 @@ class Machine:
             else:
                 out = inv_mix(inv_sub_shift(state))
             self.put(a[0], int.from_bytes(out[:8], "little"))
+            return None
+        if op == "aes64ks1i":
+            # SubWord(RotWord(high word)) ^ rcon in both halves; round number 0xA: SubWord only
+            if not 0 <= a[2] <= 0xA:
+                raise MachineError(f"aes64ks1i round number {a[2]} is reserved")
+            w = (self.get(a[1]) >> 32).to_bytes(4, "little")
+            if a[2] != 0xA:
+                w = w[1:] + w[:1]
+            t = bytearray(reference.sub_bytes(w))
+            if a[2] != 0xA:
+                t[0] ^= RCON[a[2]]
+            word = int.from_bytes(t, "little")
+            self.put(a[0], (word << 32) | word)
+            return None
+        if op == "aes64ks2":
+            w0 = (self.get(a[1]) >> 32) ^ (self.get(a[2]) & 0xFFFFFFFF)
+            w1 = w0 ^ (self.get(a[2]) >> 32)
+            self.put(a[0], (w1 << 32) | w0)
+            return None
+        if op == "aes64im":
+            cols = self.get(a[1]).to_bytes(8, "little") * 2
+            self.put(a[0], int.from_bytes(reference.mix_columns(cols, inverse=True)[:8], "little"))
             return None
         raise MachineError(f"the model has no meaning for {op}")

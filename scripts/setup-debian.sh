@@ -11,6 +11,11 @@ want cmake make gcc libc6-dev pkg-config libssl-dev valgrind
 # benchmark peers: BearSSL ct64, RustCrypto aes 0.6 (built offline from Debian's crate sources)
 want libbearssl-dev librust-aes-dev
 command -v cargo >/dev/null 2>&1 || want cargo
+# cross targets built and tested under qemu-user (tests/cross): compilers, C libraries, qemu
+want gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-riscv64-linux-gnu \
+     gcc-arm-linux-gnueabihf gcc-sparc64-linux-gnu \
+     libc6-dev-arm64-cross libc6-dev-ppc64el-cross libc6-dev-riscv64-cross \
+     libc6-dev-armhf-cross libc6-dev-sparc64-cross qemu-user
 command -v python3 >/dev/null 2>&1 || want python3
 # The generator needs Jinja2 for the python3 on PATH; Debian's package serves /usr/bin/python3.
 if ! python3 -c 'import jinja2' >/dev/null 2>&1; then

@@ -13,6 +13,18 @@
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_dec__aarch64_ce_x6;
 #endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
+#endif
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
@@ -29,6 +41,24 @@ extern const aesgen_variant aesgen_aes128_dec__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -40,6 +70,12 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
@@ -55,6 +91,15 @@ extern const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -66,6 +111,18 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8;
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
@@ -83,6 +140,24 @@ extern const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -94,6 +169,12 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
@@ -109,6 +190,15 @@ extern const aesgen_variant aesgen_aes192_enc__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -120,6 +210,18 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8;
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_dec__aarch64_ce_x6;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
@@ -137,6 +239,24 @@ extern const aesgen_variant aesgen_aes256_dec__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -148,6 +268,12 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
+#endif
+#if defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32;
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
@@ -163,6 +289,15 @@ extern const aesgen_variant aesgen_aes256_enc__sparc64_t4_x2;
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8;
 #endif
@@ -176,6 +311,18 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8;
 const aesgen_variant *const aesgen_registry[] = {
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_dec__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes128_dec__aarch64_neon_bitslice32,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes128_dec__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes128_dec__arm_neon_bitslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes128_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes128_dec__portable_bitslice32,
     &aesgen_aes128_dec__portable_bitslice64,
@@ -193,6 +340,24 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_aesni_x8,
 #endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx512_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_sse2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_sse2_fixslice32,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8,
 #endif
@@ -204,6 +369,12 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_enc__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes128_enc__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes128_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes128_enc__portable_fixslice32,
     &aesgen_aes128_enc__portable_fixslice64,
@@ -219,6 +390,15 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_aesni_x8,
 #endif
+#if defined(__x86_64__)
+    &aesgen_aes128_enc__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_enc__x86_64_sse2_fixslice32,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8,
 #endif
@@ -230,6 +410,18 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_dec__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes192_dec__aarch64_neon_bitslice32,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes192_dec__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes192_dec__arm_neon_bitslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes192_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes192_dec__portable_bitslice32,
     &aesgen_aes192_dec__portable_bitslice64,
@@ -247,6 +439,24 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_aesni_x8,
 #endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx512_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_sse2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_sse2_fixslice32,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8,
 #endif
@@ -258,6 +468,12 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_enc__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes192_enc__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes192_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes192_enc__portable_fixslice32,
     &aesgen_aes192_enc__portable_fixslice64,
@@ -273,6 +489,15 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_aesni_x8,
 #endif
+#if defined(__x86_64__)
+    &aesgen_aes192_enc__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_enc__x86_64_sse2_fixslice32,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8,
 #endif
@@ -284,6 +509,18 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_dec__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes256_dec__aarch64_neon_bitslice32,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes256_dec__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes256_dec__arm_neon_bitslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes256_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes256_dec__portable_bitslice32,
     &aesgen_aes256_dec__portable_bitslice64,
@@ -301,6 +538,24 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_aesni_x8,
 #endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx512_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_sse2_bitslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_sse2_fixslice32,
+#endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8,
 #endif
@@ -312,6 +567,12 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_enc__aarch64_ce_x6,
+#endif
+#if defined(__aarch64__)
+    &aesgen_aes256_enc__aarch64_neon_fixslice32,
+#endif
+#if defined(__arm__) && !defined(__aarch64__)
+    &aesgen_aes256_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes256_enc__portable_fixslice32,
     &aesgen_aes256_enc__portable_fixslice64,
@@ -326,6 +587,15 @@ const aesgen_variant *const aesgen_registry[] = {
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_aesni_x8,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_enc__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_enc__x86_64_sse2_fixslice32,
 #endif
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8,

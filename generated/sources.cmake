@@ -9,6 +9,10 @@ set(AESGEN_GENERATED_SOURCES
     registry.c
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
+    aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes128_dec__aarch64_neon_fixslice32.c
+    arm_neon/aes128_dec__arm_neon_bitslice32.c
+    arm_neon/aes128_dec__arm_neon_fixslice32.c
     portable/aes128_dec__portable_bitslice32.c
     portable/aes128_dec__portable_bitslice64.c
     portable/aes128_dec__portable_fixslice32.c
@@ -21,6 +25,12 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_dec__sparc64_t4_x2.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
+    x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S
@@ -29,6 +39,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c
     aarch64_ce/aes128_enc__aarch64_ce_x6.S
     aarch64_ce/aes128_enc__aarch64_ce_x6.c
+    aarch64_neon/aes128_enc__aarch64_neon_fixslice32.c
+    arm_neon/aes128_enc__arm_neon_fixslice32.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice64.c
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.S
@@ -39,6 +51,9 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_enc__sparc64_t4_x2.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
+    x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S
@@ -47,6 +62,10 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c
     aarch64_ce/aes192_dec__aarch64_ce_x6.S
     aarch64_ce/aes192_dec__aarch64_ce_x6.c
+    aarch64_neon/aes192_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes192_dec__aarch64_neon_fixslice32.c
+    arm_neon/aes192_dec__arm_neon_bitslice32.c
+    arm_neon/aes192_dec__arm_neon_fixslice32.c
     portable/aes192_dec__portable_bitslice32.c
     portable/aes192_dec__portable_bitslice64.c
     portable/aes192_dec__portable_fixslice32.c
@@ -59,6 +78,12 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_dec__sparc64_t4_x2.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
+    x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S
@@ -67,6 +92,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c
     aarch64_ce/aes192_enc__aarch64_ce_x6.S
     aarch64_ce/aes192_enc__aarch64_ce_x6.c
+    aarch64_neon/aes192_enc__aarch64_neon_fixslice32.c
+    arm_neon/aes192_enc__arm_neon_fixslice32.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice64.c
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.S
@@ -77,6 +104,9 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_enc__sparc64_t4_x2.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
+    x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S
@@ -85,6 +115,10 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c
     aarch64_ce/aes256_dec__aarch64_ce_x6.S
     aarch64_ce/aes256_dec__aarch64_ce_x6.c
+    aarch64_neon/aes256_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes256_dec__aarch64_neon_fixslice32.c
+    arm_neon/aes256_dec__arm_neon_bitslice32.c
+    arm_neon/aes256_dec__arm_neon_fixslice32.c
     portable/aes256_dec__portable_bitslice32.c
     portable/aes256_dec__portable_bitslice64.c
     portable/aes256_dec__portable_fixslice32.c
@@ -97,6 +131,12 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_dec__sparc64_t4_x2.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
+    x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S
@@ -105,6 +145,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c
     aarch64_ce/aes256_enc__aarch64_ce_x6.S
     aarch64_ce/aes256_enc__aarch64_ce_x6.c
+    aarch64_neon/aes256_enc__aarch64_neon_fixslice32.c
+    arm_neon/aes256_enc__arm_neon_fixslice32.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice64.c
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.S
@@ -115,6 +157,9 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_enc__sparc64_t4_x2.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
+    x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c
+    x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S
@@ -125,6 +170,10 @@ set(AESGEN_GENERATED_SOURCES
 
 set(AESGEN_VARIANTS
     aes128_dec__aarch64_ce_x6
+    aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_fixslice32
+    aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_fixslice32
     aes128_dec__portable_bitslice32
     aes128_dec__portable_bitslice64
     aes128_dec__portable_fixslice32
@@ -133,20 +182,35 @@ set(AESGEN_VARIANTS
     aes128_dec__riscv64_zkn_x2
     aes128_dec__sparc64_t4_x2
     aes128_dec__x86_64_aesni_x8
+    aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_fixslice32
+    aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_fixslice32
+    aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_fixslice32
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
     aes128_dec__x86_64_vaes512_x8
     aes128_enc__aarch64_ce_x6
+    aes128_enc__aarch64_neon_fixslice32
+    aes128_enc__arm_neon_fixslice32
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
     aes128_enc__ppc64le_power8_x8
     aes128_enc__riscv64_zkn_x2
     aes128_enc__sparc64_t4_x2
     aes128_enc__x86_64_aesni_x8
+    aes128_enc__x86_64_avx2_fixslice32
+    aes128_enc__x86_64_avx512_fixslice32
+    aes128_enc__x86_64_sse2_fixslice32
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
     aes128_enc__x86_64_vaes512_x8
     aes192_dec__aarch64_ce_x6
+    aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_fixslice32
+    aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_fixslice32
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice64
     aes192_dec__portable_fixslice32
@@ -155,20 +219,35 @@ set(AESGEN_VARIANTS
     aes192_dec__riscv64_zkn_x2
     aes192_dec__sparc64_t4_x2
     aes192_dec__x86_64_aesni_x8
+    aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_fixslice32
+    aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_fixslice32
+    aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_fixslice32
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
     aes192_dec__x86_64_vaes512_x8
     aes192_enc__aarch64_ce_x6
+    aes192_enc__aarch64_neon_fixslice32
+    aes192_enc__arm_neon_fixslice32
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
     aes192_enc__ppc64le_power8_x8
     aes192_enc__riscv64_zkn_x2
     aes192_enc__sparc64_t4_x2
     aes192_enc__x86_64_aesni_x8
+    aes192_enc__x86_64_avx2_fixslice32
+    aes192_enc__x86_64_avx512_fixslice32
+    aes192_enc__x86_64_sse2_fixslice32
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
     aes192_enc__x86_64_vaes512_x8
     aes256_dec__aarch64_ce_x6
+    aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_fixslice32
+    aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_fixslice32
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice64
     aes256_dec__portable_fixslice32
@@ -177,16 +256,27 @@ set(AESGEN_VARIANTS
     aes256_dec__riscv64_zkn_x2
     aes256_dec__sparc64_t4_x2
     aes256_dec__x86_64_aesni_x8
+    aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_fixslice32
+    aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_fixslice32
+    aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_fixslice32
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
     aes256_dec__x86_64_vaes512_x8
     aes256_enc__aarch64_ce_x6
+    aes256_enc__aarch64_neon_fixslice32
+    aes256_enc__arm_neon_fixslice32
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
     aes256_enc__ppc64le_power8_x8
     aes256_enc__riscv64_zkn_x2
     aes256_enc__sparc64_t4_x2
     aes256_enc__x86_64_aesni_x8
+    aes256_enc__x86_64_avx2_fixslice32
+    aes256_enc__x86_64_avx512_fixslice32
+    aes256_enc__x86_64_sse2_fixslice32
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
     aes256_enc__x86_64_vaes512_x8
@@ -195,11 +285,16 @@ set(AESGEN_VARIANTS
 set(AESGEN_BACKENDS
     aarch64-ce
     aesni
+    avx2-fixslice
+    avx512-fixslice
+    neon-fixslice
+    neon32-fixslice
     portable32
     portable64
     ppc64le-power8
     riscv64-zkn
     sparc64-t4
+    sse2-fixslice
     vaes256
     vaes256-avx512vl
     vaes512
@@ -208,6 +303,14 @@ set(AESGEN_BACKENDS
 # CPU features each variant needs (names as in the target descriptions).
 set(AESGEN_FEATURES_aes128_dec__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes128_dec__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes128_dec__aarch64_neon_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_bitslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes128_dec__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes128_dec__arm_neon_bitslice32 "neon")
+set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_bitslice32 neon32-fixslice)
+set(AESGEN_FEATURES_aes128_dec__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice64 "")
@@ -224,6 +327,18 @@ set(AESGEN_FEATURES_aes128_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes128_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_bitslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_bitslice32 sse2-fixslice)
+set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -232,6 +347,10 @@ set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;a
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_FEATURES_aes128_enc__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes128_enc__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes128_enc__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes128_enc__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes128_enc__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes128_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
@@ -244,6 +363,12 @@ set(AESGEN_FEATURES_aes128_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes128_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes128_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes128_enc__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -252,6 +377,14 @@ set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;a
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_FEATURES_aes192_dec__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes192_dec__aarch64_neon_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_bitslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes192_dec__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes192_dec__arm_neon_bitslice32 "neon")
+set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_bitslice32 neon32-fixslice)
+set(AESGEN_FEATURES_aes192_dec__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice64 "")
@@ -268,6 +401,18 @@ set(AESGEN_FEATURES_aes192_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes192_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_bitslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_bitslice32 sse2-fixslice)
+set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -276,6 +421,10 @@ set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;a
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_FEATURES_aes192_enc__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes192_enc__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes192_enc__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes192_enc__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes192_enc__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes192_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
@@ -288,6 +437,12 @@ set(AESGEN_FEATURES_aes192_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes192_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes192_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes192_enc__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -296,6 +451,14 @@ set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;a
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_FEATURES_aes256_dec__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes256_dec__aarch64_neon_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_bitslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes256_dec__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes256_dec__arm_neon_bitslice32 "neon")
+set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_bitslice32 neon32-fixslice)
+set(AESGEN_FEATURES_aes256_dec__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32 portable32)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice64 "")
@@ -312,6 +475,18 @@ set(AESGEN_FEATURES_aes256_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes256_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_bitslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_bitslice32 "")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_bitslice32 sse2-fixslice)
+set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -320,6 +495,10 @@ set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;a
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_FEATURES_aes256_enc__aarch64_ce_x6 "arm_aes")
 set(AESGEN_BACKEND_OF_aes256_enc__aarch64_ce_x6 aarch64-ce)
+set(AESGEN_FEATURES_aes256_enc__aarch64_neon_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes256_enc__aarch64_neon_fixslice32 neon-fixslice)
+set(AESGEN_FEATURES_aes256_enc__arm_neon_fixslice32 "neon")
+set(AESGEN_BACKEND_OF_aes256_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32 portable32)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")
@@ -332,6 +511,12 @@ set(AESGEN_FEATURES_aes256_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes256_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
+set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32 avx2-fixslice)
+set(AESGEN_FEATURES_aes256_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx512_fixslice32 avx512-fixslice)
+set(AESGEN_FEATURES_aes256_enc__x86_64_sse2_fixslice32 "")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
@@ -345,13 +530,16 @@ set(AESGEN_BACKENDS_BUILT "")
 set(AESGEN_ASM_OPTIONS "")
 list(APPEND AESGEN_BACKENDS_BUILT portable32 portable64)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
-  list(APPEND AESGEN_BACKENDS_BUILT aarch64-ce)
+  list(APPEND AESGEN_BACKENDS_BUILT aarch64-ce neon-fixslice)
 endif()
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(ppc64le|powerpc64le)$")
   list(APPEND AESGEN_BACKENDS_BUILT ppc64le-power8)
 endif()
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|amd64|AMD64)$")
-  list(APPEND AESGEN_BACKENDS_BUILT aesni vaes256 vaes256-avx512vl vaes512)
+  list(APPEND AESGEN_BACKENDS_BUILT aesni avx2-fixslice avx512-fixslice sse2-fixslice vaes256 vaes256-avx512vl vaes512)
+endif()
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
+  list(APPEND AESGEN_BACKENDS_BUILT neon32-fixslice)
 endif()
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^riscv64$")
   list(APPEND AESGEN_BACKENDS_BUILT riscv64-zkn)

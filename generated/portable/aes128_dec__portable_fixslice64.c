@@ -24,7 +24,7 @@
 #define BATCH_BLOCKS 4
 #define BATCH_BYTES (16 * BATCH_BLOCKS)
 
-/* Round keys: 88 words of 64 bits, 8 slices per round key. */
+/* Round keys: 88 words of uint64_t, 8 slices per round key. */
 static void aes128_dec__portable_fixslice64_setkey(void *rk_, const uint8_t *key)
 {
     uint64_t *const rk = (uint64_t *)rk_;
@@ -6252,18 +6252,22 @@ static AESGEN_NOINLINE void aes128_dec__portable_fixslice64_core(const uint64_t 
 }
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
+static void aes128_dec__portable_fixslice64_partial(const uint64_t *rk, uint8_t *out, const uint8_t *in, size_t n)
+{
+    uint8_t buf[BATCH_BYTES] = {0};
+    memcpy(buf, in, 16 * n);
+    aes128_dec__portable_fixslice64_core(rk, buf, buf);
+    memcpy(out, buf, 16 * n);
+    aesgen_memwipe(buf, sizeof buf);
+}
+
 static void aes128_dec__portable_fixslice64_ecb(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
     const uint64_t *const rk = (const uint64_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
         aes128_dec__portable_fixslice64_core(rk, out, in);
-    if (nblocks != 0) {
-        uint8_t buf[BATCH_BYTES] = {0};
-        memcpy(buf, in, 16 * nblocks);
-        aes128_dec__portable_fixslice64_core(rk, buf, buf);
-        memcpy(out, buf, 16 * nblocks);
-        aesgen_memwipe(buf, sizeof buf);
-    }
+    if (nblocks != 0)
+        aes128_dec__portable_fixslice64_partial(rk, out, in, nblocks);
 }
 
 /* CBC decryption is parallel: decrypt a batch, then XOR each block with the
@@ -6277,9 +6281,11 @@ static void aes128_dec__portable_fixslice64_cbc(const void *rk_, uint8_t *out, c
     memcpy(chain, iv, 16);
     while (nblocks != 0) {
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
-        memset(ct, 0, sizeof ct);
         memcpy(ct, in, 16 * n);
-        aes128_dec__portable_fixslice64_core(rk, buf, ct);
+        if (n == BATCH_BLOCKS)
+            aes128_dec__portable_fixslice64_core(rk, buf, ct);
+        else
+            aes128_dec__portable_fixslice64_partial(rk, buf, ct, n);
         for (size_t i = 0; i < 16; i++)
             out[i] = buf[i] ^ chain[i];
         for (size_t i = 16; i < 16 * n; i++)
@@ -6291,6 +6297,7 @@ static void aes128_dec__portable_fixslice64_cbc(const void *rk_, uint8_t *out, c
     }
     memcpy(iv, chain, 16);
     aesgen_memwipe(buf, sizeof buf);
+    aesgen_memwipe(ct, sizeof ct);
 }
 
 const aesgen_variant aesgen_aes128_dec__portable_fixslice64 = {

@@ -24,7 +24,7 @@
 #define BATCH_BLOCKS 2
 #define BATCH_BYTES (16 * BATCH_BLOCKS)
 
-/* Round keys: 104 words of 32 bits, 8 slices per round key. */
+/* Round keys: 104 words of uint32_t, 8 slices per round key. */
 static void aes192_dec__portable_fixslice32_setkey(void *rk_, const uint8_t *key)
 {
     uint32_t *const rk = (uint32_t *)rk_;
@@ -6212,18 +6212,22 @@ static AESGEN_NOINLINE void aes192_dec__portable_fixslice32_core(const uint32_t 
 }
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
+static void aes192_dec__portable_fixslice32_partial(const uint32_t *rk, uint8_t *out, const uint8_t *in, size_t n)
+{
+    uint8_t buf[BATCH_BYTES] = {0};
+    memcpy(buf, in, 16 * n);
+    aes192_dec__portable_fixslice32_core(rk, buf, buf);
+    memcpy(out, buf, 16 * n);
+    aesgen_memwipe(buf, sizeof buf);
+}
+
 static void aes192_dec__portable_fixslice32_ecb(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
     const uint32_t *const rk = (const uint32_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
         aes192_dec__portable_fixslice32_core(rk, out, in);
-    if (nblocks != 0) {
-        uint8_t buf[BATCH_BYTES] = {0};
-        memcpy(buf, in, 16 * nblocks);
-        aes192_dec__portable_fixslice32_core(rk, buf, buf);
-        memcpy(out, buf, 16 * nblocks);
-        aesgen_memwipe(buf, sizeof buf);
-    }
+    if (nblocks != 0)
+        aes192_dec__portable_fixslice32_partial(rk, out, in, nblocks);
 }
 
 /* CBC decryption is parallel: decrypt a batch, then XOR each block with the
@@ -6237,9 +6241,11 @@ static void aes192_dec__portable_fixslice32_cbc(const void *rk_, uint8_t *out, c
     memcpy(chain, iv, 16);
     while (nblocks != 0) {
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
-        memset(ct, 0, sizeof ct);
         memcpy(ct, in, 16 * n);
-        aes192_dec__portable_fixslice32_core(rk, buf, ct);
+        if (n == BATCH_BLOCKS)
+            aes192_dec__portable_fixslice32_core(rk, buf, ct);
+        else
+            aes192_dec__portable_fixslice32_partial(rk, buf, ct, n);
         for (size_t i = 0; i < 16; i++)
             out[i] = buf[i] ^ chain[i];
         for (size_t i = 16; i < 16 * n; i++)
@@ -6251,6 +6257,7 @@ static void aes192_dec__portable_fixslice32_cbc(const void *rk_, uint8_t *out, c
     }
     memcpy(iv, chain, 16);
     aesgen_memwipe(buf, sizeof buf);
+    aesgen_memwipe(ct, sizeof ct);
 }
 
 const aesgen_variant aesgen_aes192_dec__portable_fixslice32 = {

@@ -24,7 +24,7 @@
 #define BATCH_BLOCKS 2
 #define BATCH_BYTES (16 * BATCH_BLOCKS)
 
-/* Round keys: 104 words of 32 bits, 8 slices per round key. */
+/* Round keys: 104 words of uint32_t, 8 slices per round key. */
 static void aes192_enc__portable_fixslice32_setkey(void *rk_, const uint8_t *key)
 {
     uint32_t *const rk = (uint32_t *)rk_;
@@ -5874,21 +5874,25 @@ static AESGEN_NOINLINE void aes192_enc__portable_fixslice32_core(const uint32_t 
 }
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
+static void aes192_enc__portable_fixslice32_partial(const uint32_t *rk, uint8_t *out, const uint8_t *in, size_t n)
+{
+    uint8_t buf[BATCH_BYTES] = {0};
+    memcpy(buf, in, 16 * n);
+    aes192_enc__portable_fixslice32_core(rk, buf, buf);
+    memcpy(out, buf, 16 * n);
+    aesgen_memwipe(buf, sizeof buf);
+}
+
 static void aes192_enc__portable_fixslice32_ecb(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
     const uint32_t *const rk = (const uint32_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
         aes192_enc__portable_fixslice32_core(rk, out, in);
-    if (nblocks != 0) {
-        uint8_t buf[BATCH_BYTES] = {0};
-        memcpy(buf, in, 16 * nblocks);
-        aes192_enc__portable_fixslice32_core(rk, buf, buf);
-        memcpy(out, buf, 16 * nblocks);
-        aesgen_memwipe(buf, sizeof buf);
-    }
+    if (nblocks != 0)
+        aes192_enc__portable_fixslice32_partial(rk, out, in, nblocks);
 }
 
-/* CBC encryption chains block to block, so each call fills one lane of a batch. */
+/* CBC encryption chains block to block: one block per call of aes192_enc__portable_fixslice32_core. */
 static void aes192_enc__portable_fixslice32_cbc(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks,
                               uint8_t iv[16])
 {
@@ -5913,12 +5917,17 @@ static void aes192_enc__portable_fixslice32_ctr(const void *rk_, uint8_t *out, c
     uint8_t ks[BATCH_BYTES];
     while (nblocks != 0) {
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
+        /* counter + b per block, the loop bound public: a loop that increments the
+         * counter itself lets the compiler derive its exit test from counter bytes */
         for (size_t b = 0; b < BATCH_BLOCKS; b++) {
             memcpy(ks + 16 * b, counter, 16);
-            if (b < n)
-                aesgen_ctr_increment(counter);
+            aesgen_ctr_add(ks + 16 * b, b);
         }
-        aes192_enc__portable_fixslice32_core(rk, ks, ks);
+        aesgen_ctr_add(counter, n);
+        if (n == BATCH_BLOCKS)
+            aes192_enc__portable_fixslice32_core(rk, ks, ks);
+        else
+            aes192_enc__portable_fixslice32_partial(rk, ks, ks, n);
         for (size_t i = 0; i < 16 * n; i++)
             out[i] = in[i] ^ ks[i];
         in += 16 * n;

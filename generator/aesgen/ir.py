@@ -21,6 +21,7 @@ OPCODES = {
     "and": (2, True),
     "or": (2, True),
     "andn": (2, True),   # a & ~b
+    "ternary": (4, True),  # any function of a, b, c: bit (a<<2 | b<<1 | c) of the 8-bit table
     "not": (1, True),
     "mov": (1, True),
     "ror": (2, True),    # rotate right by an immediate
@@ -33,7 +34,8 @@ OPCODES = {
     "note": (1, False),  # a comment carried to the output; no effect
 }
 
-ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ror", "shl", "shr"})
+ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr"})
+LOGIC_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -113,6 +115,8 @@ def _check_op(op: Op, bits: int, mask: int, defined: set, mems: dict) -> str | N
             return "immediate out of range"
     if op.code in ("ror", "shl", "shr") and not 0 < op.args[1] < bits:
         return "shift amount out of range"
+    if op.code == "ternary" and not (isinstance(op.args[3], int) and 0 <= op.args[3] <= 0xFF):
+        return "truth table out of range"
     if op.code in ("ld", "st", "ldw", "stw"):
         mem = mems.get(op.args[0])
         if mem is None:
@@ -150,6 +154,8 @@ def _value_operands(op: Op) -> tuple:
         return (op.args[2],)
     if op.code in ("ror", "shl", "shr"):
         return (op.args[0],)
+    if op.code == "ternary":
+        return op.args[:3]
     return op.args
 
 

@@ -50,6 +50,8 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
             r = val(a[0]) & ~val(a[1]) & mask
         elif c == "not":
             r = ~val(a[0]) & mask
+        elif c == "ternary":
+            r = ternary(val(a[0]), val(a[1]), val(a[2]), a[3], mask)
         elif c == "mov":
             r = val(a[0])
         elif c == "ror":
@@ -74,6 +76,15 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
         else:  # check() rejects unknown opcodes; this is unreachable
             raise ModelError(f"{program.name}: no meaning for opcode {c}")
         v[op.dst] = r
+
+
+def ternary(x: int, y: int, z: int, table: int, mask: int) -> int:
+    """Bitwise: bit i of the result is bit (x_i << 2 | y_i << 1 | z_i) of `table`."""
+    r = 0
+    for i in range(8):
+        if table >> i & 1:
+            r |= (x if i & 4 else ~x) & (y if i & 2 else ~y) & (z if i & 1 else ~z)
+    return r & mask
 
 
 def expect_equal(what: str, got: bytes, want: bytes) -> None:

@@ -72,7 +72,7 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
     backends = sorted({v.backend for v in variants})
     context = {
         "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
-                      "describe": v.describe(), "guard": EMITTERS[v.target.emitter].compile_guard,
+                      "describe": v.describe(), "guard": compile_guard(v),
                       "features": list(v.target.cpu_features)}
                      for v in variants],
         "backends": backends,
@@ -84,13 +84,26 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
     return outputs
 
 
+def compile_guard(v: Variant) -> str | None:
+    """The preprocessor condition under which the variant's files compile to code."""
+    em = EMITTERS[v.target.emitter]
+    return em.compile_guard_of(v) if hasattr(em, "compile_guard_of") else em.compile_guard
+
+
+def processor(v: Variant) -> str | None:
+    """The CMAKE_SYSTEM_PROCESSOR pattern where that condition holds (None: any)."""
+    em = EMITTERS[v.target.emitter]
+    return em.processor_of(v) if hasattr(em, "processor_of") else em.processor
+
+
 def _processors(variants: list[Variant]) -> list[dict]:
     """Per CMAKE_SYSTEM_PROCESSOR pattern (None: any): the backends built there and the
     assembler options their sources need."""
     by: dict = {}
     for v in variants:
         em = EMITTERS[v.target.emitter]
-        entry = by.setdefault(em.processor, {"pattern": em.processor, "backends": set(), "asm_options": []})
+        pattern = processor(v)
+        entry = by.setdefault(pattern, {"pattern": pattern, "backends": set(), "asm_options": []})
         entry["backends"].add(v.backend)
         for o in getattr(em, "assembler_options", ()):
             if o not in entry["asm_options"]:

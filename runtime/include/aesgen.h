@@ -120,10 +120,13 @@ AESGEN_API int aesgen_backend_supported(const char *name);
 
 /* Force every later aesgen_init in this process onto one backend (tests,
  * benchmarks). NULL returns to automatic choice. Contexts already set up
- * keep their variants. The AESGEN_BACKEND environment variable does the
+ * keep their variants. The name "software" is a class, not a backend: the
+ * fastest constant-time software backend the CPU runs (fixsliced on the
+ * widest SIMD, else portable C), never AES instructions; aesgen_backend_supported
+ * accepts it too. The AESGEN_BACKEND environment variable does the
  * same for a whole process; a call to this function overrides it.
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
- * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes)
+ * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon)
  * hides CPU features from dispatch for a process. */
 AESGEN_API int aesgen_force_backend(const char *name);
 

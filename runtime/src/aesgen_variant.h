@@ -29,7 +29,8 @@ enum {
     AESGEN_CPU_PPC_VCRYPTO = 1u << 9,  /* POWER8 vcipher/vncipher (PPC_FEATURE2_VEC_CRYPTO) */
     AESGEN_CPU_RV_ZKNE = 1u << 10,     /* RISC-V scalar AES encryption */
     AESGEN_CPU_RV_ZKND = 1u << 11,     /* RISC-V scalar AES decryption */
-    AESGEN_CPU_SPARC_AES = 1u << 12    /* SPARC T4 AES opcodes (HWCAP crypto + CFR AES bit) */
+    AESGEN_CPU_SPARC_AES = 1u << 12,   /* SPARC T4 AES opcodes (HWCAP crypto + CFR AES bit) */
+    AESGEN_CPU_NEON = 1u << 13         /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
 };
 
 /* Largest round-key schedule any variant may use, in bytes. */

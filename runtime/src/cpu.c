@@ -4,7 +4,7 @@
  * x86-64: cpuid for the instructions, xgetbv for the operating system's
  * consent to the register state they need (ymm for AVX, zmm and opmask for
  * AVX-512): a CPU may have AVX-512 while the OS or hypervisor keeps it off.
- * Linux on AArch64, POWER and SPARC: the kernel's hardware-capability words.
+ * Linux on AArch64, 32-bit ARM, POWER and SPARC: the kernel's hardware-capability words.
  * RISC-V: the riscv_hwprobe system call where the kernel has it. Everywhere:
  * a feature the compiler was told the target has (e.g. -march=rv64gc_zkne)
  * counts as present, as BoringSSL does.
@@ -54,8 +54,8 @@ uint32_t aesgen_detect_cpu_features(void)
     return f;
 }
 
-#elif defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__) || defined(__sparc__) || \
-                             defined(__riscv))
+#elif defined(__linux__) && (defined(__aarch64__) || defined(__arm__) || defined(__powerpc64__) || \
+                             defined(__sparc__) || defined(__riscv))
 #include <sys/auxv.h>
 #include <unistd.h>
 #if defined(__riscv)
@@ -70,6 +70,12 @@ uint32_t aesgen_detect_cpu_features(void)
         f |= AESGEN_CPU_ARM_AES;
 #if defined(__ARM_FEATURE_CRYPTO) || defined(__ARM_FEATURE_AES)
     f |= AESGEN_CPU_ARM_AES;
+#endif
+#elif defined(__arm__)
+    if (getauxval(AT_HWCAP) & (1ul << 12)) /* HWCAP_NEON */
+        f |= AESGEN_CPU_NEON;
+#if defined(__ARM_NEON)
+    f |= AESGEN_CPU_NEON;
 #endif
 #elif defined(__powerpc64__)
     if (getauxval(AT_HWCAP2) & 0x02000000ul) /* PPC_FEATURE2_VEC_CRYPTO */

@@ -17,7 +17,7 @@ static const struct {
     {"avx512vl", AESGEN_CPU_AVX512VL}, {"avx512bw", AESGEN_CPU_AVX512BW},
     {"arm_aes", AESGEN_CPU_ARM_AES},   {"ppc_vcrypto", AESGEN_CPU_PPC_VCRYPTO},
     {"rv_zkne", AESGEN_CPU_RV_ZKNE},   {"rv_zknd", AESGEN_CPU_RV_ZKND},
-    {"sparc_aes", AESGEN_CPU_SPARC_AES},
+    {"sparc_aes", AESGEN_CPU_SPARC_AES}, {"neon", AESGEN_CPU_NEON},
 };
 
 #define AESGEN_CPU_FEATURE_COUNT (sizeof aesgen_cpu_feature_names / sizeof aesgen_cpu_feature_names[0])

@@ -3,7 +3,9 @@
  * dispatch.c -- choosing a variant per key size and direction.
  *
  * The generated registry lists every variant with a preference rank (lower
- * wins). A variant is usable when the CPU has its features. Between equal
+ * wins). A variant is usable when the CPU has its features. The name
+ * "software" restricts the choice to the constant-time software variants
+ * (bitsliced: no AES instructions, no tables). Between equal
  * ranks, a software variant on the native word wins, then a narrower one,
  * then a wider one: 64-bit slices on x86-64, 32-bit slices on 32-bit ARM. The environment and CPU features are
  * read once, thread-safely; aesgen_force_backend may change the choice at
@@ -30,9 +32,20 @@ static int env_status = AESGEN_OK;
 static _Atomic(const char *) forced_backend;
 static atomic_int forced_by_call;
 
-/* The registry's own string for a backend name (NULL if none). */
+/* Not a backend but a class: the best usable constant-time software variant
+ * (bitsliced or fixsliced, word_bits != 0), never an AES-instruction one. */
+static const char software_class[] = "software";
+
+static int is_software(const aesgen_variant *v)
+{
+    return v->word_bits != 0;
+}
+
+/* The registry's own string for a backend name, or software_class (NULL if none). */
 static const char *canonical_backend(const char *name)
 {
+    if (strcmp(name, software_class) == 0)
+        return software_class;
     for (size_t i = 0; i < aesgen_registry_size; i++)
         if (strcmp(aesgen_registry[i]->backend, name) == 0)
             return aesgen_registry[i]->backend;
@@ -44,10 +57,15 @@ static int usable_with(const aesgen_variant *v, uint32_t features)
     return (v->features & ~features) == 0;
 }
 
+static int in_backend(const aesgen_variant *v, const char *backend)
+{
+    return backend == software_class ? is_software(v) : strcmp(v->backend, backend) == 0;
+}
+
 static int backend_usable_with(const char *backend, uint32_t features)
 {
     for (size_t i = 0; i < aesgen_registry_size; i++)
-        if (strcmp(aesgen_registry[i]->backend, backend) == 0 && usable_with(aesgen_registry[i], features))
+        if (in_backend(aesgen_registry[i], backend) && usable_with(aesgen_registry[i], features))
             return 1;
     return 0;
 }
@@ -147,7 +165,7 @@ const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction)
         const aesgen_variant *v = aesgen_registry[i];
         if (v->key_bits != key_bits || v->direction != direction || !aesgen_variant_usable(v))
             continue;
-        if (backend != NULL && strcmp(v->backend, backend) != 0)
+        if (backend != NULL && !in_backend(v, backend))
             continue;
         unsigned width_fit = v->word_bits == 0 || v->word_bits == NATIVE_WORD_BITS ? 0u
                              : v->word_bits < NATIVE_WORD_BITS ? 1u : 2u;
@@ -199,9 +217,10 @@ const char *aesgen_backend_name(size_t index)
 
 int aesgen_backend_supported(const char *name)
 {
-    if (name == NULL || canonical_backend(name) == NULL)
+    const char *canon = name != NULL ? canonical_backend(name) : NULL;
+    if (canon == NULL)
         return AESGEN_ERR_BACKEND;
-    return backend_usable(name);
+    return backend_usable(canon);
 }
 
 static const aesgen_variant *selected(unsigned key_bits, aesgen_direction dir)

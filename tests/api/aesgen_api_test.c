@@ -8,6 +8,8 @@
  *   aesgen_api_test --env-expect-backend B   run with AESGEN_BACKEND=B: B must
  *                                            be selected (or, if B cannot run
  *                                            here, aesgen_init must fail)
+ *   aesgen_api_test --env-expect-software B  run with AESGEN_BACKEND=software: the
+ *                                            software class must resolve to B
  *   aesgen_api_test --expect-dispatch B      automatic dispatch (typically under
  *                                            AESGEN_CPU_DISABLE) must pick B for
  *                                            every key size and direction
@@ -1182,6 +1184,34 @@ static int env_expect_backend(const char *name)
     return 0;
 }
 
+/* AESGEN_BACKEND=software: every context gets the best usable software
+ * (bitsliced) variant, the same one aesgen_force_backend("software") picks,
+ * and `expect` names its backend. */
+static int env_expect_software(const char *expect)
+{
+    aesgen_ctx ctx;
+    CHECK(streq(getenv("AESGEN_BACKEND"), "software"), "AESGEN_BACKEND is %s, this mode expects software",
+          nn(getenv("AESGEN_BACKEND")));
+    CHECK(aesgen_backend_supported("software") == 1, "the software class is not supported");
+    for (size_t kl = 16; kl <= 32; kl += 8) {
+        EXPECT_RC(aesgen_init(&ctx, key32, kl), AESGEN_OK);
+        for (int d = 0; d < 2; d++) {
+            const char *v = aesgen_ctx_variant(&ctx, (aesgen_direction)d);
+            const aesgen_variant *var = v ? aesgen_find_variant(v) : NULL;
+            CHECK(var != NULL && var->word_bits != 0 && streq(var->backend, expect),
+                  "AESGEN_BACKEND=software: AES-%zu %s uses %s, expected a %s variant", kl * 8,
+                  d ? "decryption" : "encryption", nn(v), expect);
+        }
+        aesgen_wipe(&ctx);
+    }
+    test_known_answers("software");
+    EXPECT_RC(aesgen_force_backend("software"), AESGEN_OK);
+    CHECK(streq(aesgen_selected_backend(128, AESGEN_ENCRYPT), expect),
+          "aesgen_force_backend(\"software\") selects %s", nn(aesgen_selected_backend(128, AESGEN_ENCRYPT)));
+    EXPECT_RC(aesgen_force_backend(NULL), AESGEN_OK);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -1194,6 +1224,9 @@ int main(int argc, char **argv)
         printf("aesgen_api_test: AESGEN_BACKEND=%s must be selected\n",
                nn(getenv("AESGEN_BACKEND")));
         env_expect_backend(argv[2]);
+    } else if (argc == 3 && strcmp(argv[1], "--env-expect-software") == 0) {
+        printf("aesgen_api_test: AESGEN_BACKEND=software must select %s\n", argv[2]);
+        env_expect_software(argv[2]);
     } else if (argc == 3 && strcmp(argv[1], "--expect-dispatch") == 0) {
         printf("aesgen_api_test: AESGEN_CPU_DISABLE=%s, dispatch must pick %s\n",
                nn(getenv("AESGEN_CPU_DISABLE")), argv[2]);

@@ -65,6 +65,8 @@ def statements(program: Program, indent: str = "    ") -> list[str]:
             rhs = f"{opnd(a[0])} & ~{opnd(a[1])}"
         elif c == "not":
             rhs = f"~{opnd(a[0])}"
+        elif c == "ternary":
+            raise ValueError(f"{program.name}: three-input logic is for vector ISAs that have it")
         elif c == "mov":
             rhs = opnd(a[0])
         elif c == "ror":

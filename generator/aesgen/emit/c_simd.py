@@ -1,0 +1,320 @@
+"""Emitter `c_simd`: the portable fixsliced/bitsliced programs over SIMD vectors.
+
+A vector of L lanes runs L copies of the same straight-line program, one per lane, each
+on its own group of blocks: the 32-bit-word program (2 blocks) in 32-bit lanes, or the
+64-bit one (4 blocks) in 64-bit lanes. Every op of the IR is lane-wise, so the program
+the model checked is printed unchanged, one intrinsic per op (AVX2: rotations by whole
+bytes as one byte shuffle; AVX-512: the program first goes through the ternary-logic
+pass, and the model checks the result). Round keys are the portable schedule, broadcast
+to every lane as they are read. C with intrinsics and a `target` attribute per
+function, so no file needs special compiler flags.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from ..algorithm import aes, circuits
+from ..algorithm.bitsliced import Layout
+from ..ir import Program, check
+from ..model import verify_block_cipher
+from ..passes import fuse_ternary
+from ..targets import Field, Target, one_of
+from ..variants import Variant
+from . import c
+
+KEY_BITS = (128, 192, 256)
+MODEL_TRIALS = 2
+
+
+@dataclass(frozen=True)
+class Isa:
+    """How one vector ISA spells the IR's lane-wise ops."""
+    name: str
+    vector_bits: int
+    guard: str                    # preprocessor condition for the architecture
+    processor: str                # CMAKE_SYSTEM_PROCESSOR pattern
+    include: str
+    attribute: str                # function attribute enabling the ISA ("" if baseline)
+    features: tuple[str, ...]     # CPU features the runtime must see
+    byte_shuffle: bool = False    # rotations by whole bytes as one byte shuffle
+    ternary: bool = False         # three-input logic (vpternlog)
+
+    def vtype(self, lane: int) -> str:
+        if self.name.startswith("neon"):
+            return f"uint{lane}x{self.vector_bits // lane}_t"
+        return {128: "__m128i", 256: "__m256i", 512: "__m512i"}[self.vector_bits]
+
+    def _x86(self, what: str, lane: int) -> str:
+        p = {128: "_mm", 256: "_mm256", 512: "_mm512"}[self.vector_bits]
+        si = {128: "si128", 256: "si256", 512: "si512"}[self.vector_bits]
+        x = "x" if lane == 64 and self.vector_bits < 512 else ""
+        return {"xor": f"{p}_xor_{si}", "and": f"{p}_and_{si}", "or": f"{p}_or_{si}",
+                "andnot": f"{p}_andnot_{si}", "slli": f"{p}_slli_epi{lane}", "srli": f"{p}_srli_epi{lane}",
+                "ror": f"{p}_ror_epi{lane}", "set1": f"{p}_set1_epi{lane}{x}",
+                "shuffle": f"{p}_shuffle_epi8", "setr8": f"{p}_setr_epi8",
+                "ternary": f"{p}_ternarylogic_epi{lane}"}[what]
+
+    def expr(self, code: str, args: list, lane: int, const) -> str:
+        """One op as an expression over vectors. args: operand expressions, except the
+        immediate of shifts and rotations (an int) and of ternary (its truth table).
+        const(key, expr) names a constant vector hoisted to the top of the function."""
+        if self.name.startswith("neon"):
+            u = f"u{lane}"
+            simple = {"xor": "veorq", "and": "vandq", "or": "vorrq", "andn": "vbicq"}
+            if code in simple:
+                return f"{simple[code]}_{u}({args[0]}, {args[1]})"
+            if code == "not":
+                ones = const(("ones", lane), f"vdupq_n_{u}(~UINT{lane}_C(0))")
+                return f"veorq_{u}({args[0]}, {ones})"
+            if code == "shl":
+                return f"vshlq_n_{u}({args[0]}, {args[1]})"
+            if code == "shr":
+                return f"vshrq_n_{u}({args[0]}, {args[1]})"
+            if code == "ror":   # shift left, then shift right and insert
+                return f"vsriq_n_{u}(vshlq_n_{u}({args[0]}, {lane - args[1]}), {args[0]}, {args[1]})"
+            raise ValueError(code)
+        f = lambda w: self._x86(w, lane)
+        if code in ("xor", "and", "or"):
+            return f"{f(code)}({args[0]}, {args[1]})"
+        if code == "andn":
+            return f"{f('andnot')}({args[1]}, {args[0]})"
+        if code == "not":
+            if self.ternary:
+                return f"{f('ternary')}({args[0]}, {args[0]}, {args[0]}, 0x55)"
+            return f"{f('xor')}({args[0]}, {const(('ones', lane), f(('set1')) + '(-1)')})"
+        if code == "shl":
+            return f"{f('slli')}({args[0]}, {args[1]})"
+        if code == "shr":
+            return f"{f('srli')}({args[0]}, {args[1]})"
+        if code == "ror":
+            n = args[1]
+            if self.vector_bits == 512:
+                return f"{f('ror')}({args[0]}, {n})"
+            if self.byte_shuffle and n % 8 == 0:
+                size = lane // 8
+                idx = [(j % 16) // size * size + ((j % size) + n // 8) % size
+                       for j in range(self.vector_bits // 8)]
+                mask = const(("ror", lane, n), f"{f('setr8')}({', '.join(map(str, idx))})")
+                return f"{f('shuffle')}({args[0]}, {mask})"
+            return f"{f('or')}({f('srli')}({args[0]}, {n}), {f('slli')}({args[0]}, {lane - n}))"
+        if code == "ternary":
+            return f"{f('ternary')}({args[0]}, {args[1]}, {args[2]}, 0x{args[3]:02x})"
+        raise ValueError(code)
+
+    def broadcast(self, scalar: str, lane: int) -> str:
+        if self.name.startswith("neon"):
+            return f"vdupq_n_u{lane}({scalar})"
+        cast = "(long long)" if lane == 64 else "(int)"
+        return f"{self._x86('set1', lane)}({cast}{scalar})"
+
+    def load_vector(self, lane: int) -> tuple[str, str]:
+        """Load and store of a whole vector from and to an array of lane words."""
+        if self.name.startswith("neon"):
+            return f"vld1q_u{lane}", f"vst1q_u{lane}"
+        return {128: ("_mm_loadu_si128", "_mm_storeu_si128"), 256: ("_mm256_loadu_si256", "_mm256_storeu_si256"),
+                512: ("_mm512_loadu_si512", "_mm512_storeu_si512")}[self.vector_bits]
+
+
+X86 = "^(x86_64|amd64|AMD64)$"
+ISAS = {
+    "sse2": Isa("sse2", 128, "defined(__x86_64__)", X86, "<emmintrin.h>", "", ()),
+    "avx2": Isa("avx2", 256, "defined(__x86_64__)", X86, "<immintrin.h>", '__attribute__((target("avx2")))',
+                ("avx", "avx2"), byte_shuffle=True),
+    "avx512": Isa("avx512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
+                  '__attribute__((target("avx512f")))', ("avx", "avx2", "avx512f"), ternary=True),
+    "neon": Isa("neon", 128, "defined(__aarch64__)", "^(aarch64|arm64)$", "<arm_neon.h>", "", ()),
+    # 32-bit ARM: NEON is optional (Debian armhf builds for VFPv3-D16), so enabled per
+    # function and checked at run time
+    "neon32": Isa("neon32", 128, "defined(__arm__) && !defined(__aarch64__)", "^arm", "<arm_neon.h>",
+                  '__attribute__((target("fpu=neon")))', ("neon",)),
+}
+
+
+def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[str]:
+    """The core program as vector C: `rk` words are broadcast, `in`/`out` 32-bit
+    accesses go through the template's lane helpers (lane l at l lanes' bytes on)."""
+    check(program)
+    lane = program.bits
+    vt = isa.vtype(lane)
+    consts: dict = {}
+    lines: list[str] = []
+
+    def const(key, expr: str) -> str:
+        if key not in consts:
+            consts[key] = (f"K{len(consts)}", expr)
+        return consts[key][0]
+
+    def opnd(a) -> str:
+        if isinstance(a, str):
+            return a
+        return const(("value", a), isa.broadcast(c.literal(a, lane), lane))
+
+    for op in program.ops:
+        code, a = op.code, op.args
+        if code == "note":
+            lines.append(f"{indent}/* {a[0]} */")
+            continue
+        if code == "st":
+            mem, off, width, val = a
+            if width != 32:
+                raise ValueError(f"{program.name}: vector store of width {width}")
+            lines.append(f"{indent}lane_store32({c.c_name(mem)} + {off}, {opnd(val)});")
+            continue
+        if code == "ld":
+            mem, off, width = a
+            if width != 32:
+                raise ValueError(f"{program.name}: vector load of width {width}")
+            rhs = f"lane_load32({c.c_name(mem)} + {off})"
+        elif code == "ldw":
+            rhs = isa.broadcast(f"{c.c_name(a[0])}[{a[1]}]", lane)
+        elif code == "mov":
+            rhs = opnd(a[0])
+        elif code in ("ror", "shl", "shr"):
+            rhs = isa.expr(code, [opnd(a[0]), a[1]], lane, const)
+        elif code == "ternary":
+            rhs = isa.expr(code, [opnd(x) for x in a[:3]] + [a[3]], lane, const)
+        else:
+            rhs = isa.expr(code, [opnd(x) for x in a], lane, const)
+        lines.append(f"{indent}const {vt} {op.dst} = {rhs};")
+    head = [f"{indent}const {vt} {name} = {expr};" for name, expr in consts.values()]
+    return head + lines
+
+
+@dataclass(frozen=True)
+class Built:
+    variant: Variant
+    isa: Isa
+    layout: Layout
+    lanes: int
+    key_programs: tuple[Program, ...]
+    core: Program           # the vector core (after the ternary-logic pass, where the ISA has it)
+    scalar: Program         # the same before it: one lane's blocks in scalar C
+
+
+class CSimdEmitter:
+    name = "c_simd"
+    template = "simd/variant.c.j2"
+    parameters = ("isa", "algorithm", "lane_bits", "blocks", "gcc_sched_pressure")
+    cpu_features = ("avx", "avx2", "avx512f", "neon")
+    # the union; each variant's own are compile_guard_of and processor_of
+    processor = "^(x86_64|amd64|AMD64|aarch64|arm64|arm)"
+    compile_guard = "defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)"
+    schema = {
+        "isa": {
+            "name": Field(str, check=one_of(tuple(ISAS), "vector ISA")),
+        },
+        "variants": {
+            "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
+            "lane_bits": Field(list, item=int, check=one_of((32, 64), "lane width")),
+            "encrypt": Field(list, item=str, check=one_of(aes.ENCRYPT_ALGORITHMS, "encryption algorithm")),
+            "decrypt": Field(list, item=str, check=one_of(aes.DECRYPT_ALGORITHMS, "decryption algorithm")),
+            # ask GCC to schedule for register pressure before allocating (off by default on
+            # x86; the cores keep more values alive than there are registers)
+            "gcc_sched_pressure": Field(list, item=bool),
+        },
+        "circuits": {
+            "sbox": Field(str, check=one_of(circuits.FORWARD, "S-box circuit")),
+            "inv_sbox": Field(str, check=one_of(circuits.INVERSE, "inverse S-box circuit")),
+        },
+    }
+
+    @staticmethod
+    def compile_guard_of(variant: Variant) -> str:
+        return ISAS[variant.param("isa")].guard
+
+    @staticmethod
+    def processor_of(variant: Variant) -> str:
+        return ISAS[variant.param("isa")].processor
+
+    def validate(self, target: Target) -> None:
+        isa = ISAS[target.sections["isa"]["name"]]
+        if set(target.cpu_features) != set(isa.features):
+            raise target.error("dispatch.cpu_features",
+                               f"{isa.name} needs exactly [{', '.join(isa.features)}]")
+
+    def variants(self, target: Target) -> list[Variant]:
+        spec = target.sections["variants"]
+        isa = ISAS[target.sections["isa"]["name"]]
+        out = []
+        blocks = isa.vector_bits // 16
+        for lane in spec["lane_bits"]:
+            for gsp in spec["gcc_sched_pressure"]:
+                for key_bits in spec["key_bits"]:
+                    for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):
+                        for preference, algorithm in enumerate(algorithms):
+                            params = (("isa", isa.name), ("algorithm", algorithm), ("lane_bits", lane),
+                                      ("blocks", blocks), ("gcc_sched_pressure", gsp))
+                            how = f"{algorithm}{lane}" + ("" if gsp else "_nosched")
+                            out.append(Variant(target, key_bits, direction, how, params, target.rank + preference))
+        return out
+
+    def outputs(self, variant: Variant) -> list[str]:
+        return [f"{variant.target.ident}/{variant.name}.c"]
+
+    def build(self, variant: Variant) -> Built:
+        t = variant.target.sections["circuits"]
+        sbox, inv_sbox = circuits.load(t["sbox"]), circuits.load(t["inv_sbox"])
+        isa = ISAS[variant.param("isa")]
+        lane = variant.param("lane_bits")
+        layout = Layout(lane)
+        algorithm = variant.param("algorithm")
+        key_programs = (aes.key_expansion(variant.key_bits, sbox),
+                        aes.pack_round_keys(layout, variant.key_bits, algorithm))
+        if variant.direction == "enc":
+            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox)
+        elif algorithm == "fixslice":
+            core = aes.fixsliced_decrypt(layout, variant.key_bits, inv_sbox)
+        else:
+            core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
+        vector = fuse_ternary(core) if isa.ternary else core
+        return Built(variant, isa, layout, isa.vector_bits // lane, key_programs, vector, core)
+
+    def verify(self, built: Built) -> str:
+        v = built.variant
+        seed = zlib.crc32(v.name.encode())
+        for core in {id(built.core): built.core, id(built.scalar): built.scalar}.values():
+            verify_block_cipher(v.name, v.key_bits, v.direction, built.key_programs, core,
+                                built.layout.blocks, MODEL_TRIALS, seed)
+        return (f"the model ran the lane program on the FIPS-197 key and {MODEL_TRIALS} random keys "
+                f"(seed {seed:#010x}), {built.layout.blocks} blocks each, against the reference AES; "
+                f"every op is lane-wise, so each of the {built.lanes} lanes runs it unchanged")
+
+    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
+        v, isa = built.variant, built.isa
+        expand, pack_keys = built.key_programs
+        lane = built.layout.word_bits
+        ops = built.core.alu_count()
+        blocks = built.lanes * built.layout.blocks
+        summary = [
+            f"{isa.name.upper()}: {built.lanes} lanes of {lane} bits, each running the "
+            f"{built.layout.blocks}-block fixsliced layout: {blocks} blocks per batch.",
+            f"Core: {ops} vector logic operations per batch ({ops / (16 * blocks):.2f} per byte)"
+            + (f"; {built.scalar.alu_count()} before the ternary-logic pass ({built.core.count('ternary')} "
+               f"three-input ops)." if isa.ternary else "."),
+            f"Verified: {verified}.",
+        ]
+        facts = {
+            "name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
+            "direction": 0 if v.direction == "enc" else 1, "lane_bits": lane, "lanes": built.lanes,
+            "lane_blocks": built.layout.blocks, "blocks": blocks, "rank": v.rank,
+            "schedule_words": aes.schedule_words(v.key_bits), "expanded_bytes": expand.memory("rkb").length,
+            "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in isa.features) or "AESGEN_CPU_NONE",
+            "info": f"{v.param('algorithm')}d, {built.lanes}x{lane}-bit lanes, {blocks} blocks per batch, "
+                    f"{ops} vector ops per batch",
+        }
+        load, store = isa.load_vector(lane)
+        vt = isa.vtype(lane)
+        neon = isa.name.startswith("neon")
+        load_call = f"{load}(t)" if neon else f"{load}((const {vt} *)t)"
+        store_call = f"{store}(t, x)" if neon else f"{store}(({vt} *)t, x)"
+        text = renderer.render(self.template, variant=v, summary=summary, context={
+            "v": facts, "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include,
+                                "attribute": isa.attribute, "vtype": isa.vtype(lane),
+                                "load": load_call, "store": store_call},
+            "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
+            "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
+            "core": vector_statements(built.core, isa), "scalar_core": c.statements(built.scalar),
+        })
+        return [(self.outputs(v)[0], text)]

@@ -1,0 +1,101 @@
+"""Rewrites of straight-line programs. Each returns a new Program computing the same
+function; emitters apply them, and the model checks the result like any other program.
+
+fuse_ternary: merge chains of two-input logic ops into three-input ones (AVX-512's
+vpternlog): an op absorbs an operand computed by a logic op used nowhere else,
+whenever the merged function still depends on at most three values. The truth table
+of each merged op is computed by evaluating the absorbed ops, so no table is written
+by hand.
+"""
+
+from __future__ import annotations
+
+from .ir import LOGIC_OPS, Op, Program, _value_operands, check
+
+
+def _evaluate(code: str, args: list[int], table: int | None = None) -> int:
+    """One logic op on single bits."""
+    if code == "xor":
+        return args[0] ^ args[1]
+    if code == "and":
+        return args[0] & args[1]
+    if code == "or":
+        return args[0] | args[1]
+    if code == "andn":
+        return args[0] & (1 - args[1])
+    if code == "not":
+        return 1 - args[0]
+    if code == "ternary":
+        return table >> (args[0] << 2 | args[1] << 1 | args[2]) & 1
+    raise ValueError(code)
+
+
+def _table(leaves: tuple, code: str, operands: list, exprs: dict, table: int | None) -> int:
+    """The 8-bit truth table of op(code, operands) over `leaves` (padded to three),
+    where an operand in `exprs` stands for its (leaves, table) sub-function."""
+    out = 0
+    for i in range(8):
+        bits = {}
+        for pos, leaf in enumerate(leaves):
+            bits.setdefault(leaf, i >> (2 - pos) & 1)
+
+        def value(a) -> int:
+            if a in exprs:
+                sub_leaves, sub_table = exprs[a]
+                return sub_table >> (value(sub_leaves[0]) << 2 | value(sub_leaves[1]) << 1
+                                     | value(sub_leaves[2])) & 1
+            return bits[a]
+
+        vals = [value(a) for a in operands]
+        out |= _evaluate(code, vals, table) << i
+    return out
+
+
+def fuse_ternary(program: Program) -> Program:
+    check(program)
+    ops = program.ops
+    uses: dict[str, int] = {}
+    for op in ops:
+        for a in _value_operands(op):
+            if isinstance(a, str):
+                uses[a] = uses.get(a, 0) + 1
+    flat: dict[str, tuple[tuple, int]] = {}     # value -> (three leaves, table) of its logic op
+    index = {op.dst: i for i, op in enumerate(ops) if op.dst is not None}
+    absorbed: set[int] = set()
+    rewritten: dict[int, Op] = {}
+
+    def leaves_of(a) -> list:
+        return list(dict.fromkeys(flat[a][0])) if a in flat else [a]
+
+    for i, op in enumerate(ops):
+        if op.code not in LOGIC_OPS:
+            continue
+        operands = list(op.args[:3]) if op.code == "ternary" else list(op.args)
+        table = op.args[3] if op.code == "ternary" else None
+        candidates = [a for a in dict.fromkeys(operands)
+                      if isinstance(a, str) and a in flat and uses[a] == 1]
+        chosen: list[str] = []
+        for pick in ([candidates] if len(candidates) > 1 else []) + [[a] for a in candidates]:
+            leaves = []
+            for a in operands:
+                for leaf in (leaves_of(a) if a in pick else [a]):
+                    if leaf not in leaves:
+                        leaves.append(leaf)
+            if len(leaves) <= 3:
+                chosen = pick
+                break
+        leaves = []
+        for a in operands:
+            for leaf in (leaves_of(a) if a in chosen else [a]):
+                if leaf not in leaves:
+                    leaves.append(leaf)
+        padded = tuple(leaves + [leaves[0]] * (3 - len(leaves)))
+        sub = {a: flat[a] for a in chosen}
+        flat[op.dst] = (padded, _table(padded, op.code, operands, sub, table))
+        if chosen:
+            absorbed.update(index[a] for a in chosen)
+            rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
+    out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
+    result = Program(program.name, program.bits, program.memories, out)
+    check(result)
+    return result

@@ -1,0 +1,98 @@
+"""The SIMD emitter: the ternary-logic pass (checked on random circuits and on the AES
+cores, and a corrupted truth table must be caught), and the printer's byte-shuffle
+rotations (simulated against the rotation they replace)."""
+
+import random
+import unittest
+
+from aesgen import pipeline
+from aesgen.algorithm import aes, circuits
+from aesgen.algorithm.bitsliced import Layout
+from aesgen.emit.c_simd import ISAS, vector_statements
+from aesgen.ir import Memory, Op, Program
+from aesgen.model import ModelError, execute, verify_block_cipher
+from aesgen.passes import fuse_ternary
+
+
+def random_logic(seed: int, inputs: int = 5, ops: int = 60) -> Program:
+    rng = random.Random(seed)
+    prog = Program(f"random{seed}", 32, (Memory("x", "words", inputs, False), Memory("y", "words", 4, True)))
+    values = []
+    for i in range(inputs):
+        prog.ops.append(Op("ldw", f"i{i}", ("x", i)))
+        values.append(f"i{i}")
+    for k in range(ops):
+        code = rng.choice(["xor", "and", "or", "andn", "not"])
+        args = (rng.choice(values),) if code == "not" else (rng.choice(values), rng.choice(values + [0x0F0F0F0F]))
+        prog.ops.append(Op(code, f"v{k}", args))
+        values.append(f"v{k}")
+    for j in range(4):
+        prog.ops.append(Op("stw", None, ("y", j, values[-1 - 7 * j])))
+    return prog
+
+
+class TernaryPass(unittest.TestCase):
+    def test_random_circuits_keep_their_function(self):
+        rng = random.Random(7)
+        for seed in range(40):
+            p = random_logic(seed)
+            q = fuse_ternary(p)
+            self.assertLessEqual(q.alu_count(), p.alu_count())
+            for _ in range(4):
+                x = [rng.getrandbits(32) for _ in range(5)]
+                a, b = {"x": x, "y": [0] * 4}, {"x": x, "y": [0] * 4}
+                execute(p, a)
+                execute(q, b)
+                self.assertEqual(a["y"], b["y"], f"seed {seed}")
+
+    def test_aes_core_shrinks_and_still_encrypts(self):
+        layout, sbox = Layout(32), circuits.load("bp113")
+        core = aes.fixsliced_encrypt(layout, 128, sbox)
+        fused = fuse_ternary(core)
+        self.assertLess(fused.alu_count(), 0.75 * core.alu_count())
+        self.assertGreater(fused.count("ternary"), 400)
+        keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
+        verify_block_cipher("fused", 128, "enc", keys, fused, layout.blocks, 1, 1)
+
+    def test_a_wrong_truth_table_is_caught(self):
+        layout, sbox = Layout(32), circuits.load("bp113")
+        fused = fuse_ternary(aes.fixsliced_encrypt(layout, 128, sbox))
+        k = next(i for i, op in enumerate(fused.ops) if op.code == "ternary")
+        op = fused.ops[k]
+        fused.ops[k] = Op("ternary", op.dst, op.args[:3] + (op.args[3] ^ 0x10,))
+        keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
+        with self.assertRaises(ModelError):
+            verify_block_cipher("broken", 128, "enc", keys, fused, layout.blocks, 1, 1)
+
+
+class Printer(unittest.TestCase):
+    def test_byte_shuffle_rotations_match_the_rotation(self):
+        isa = ISAS["avx2"]
+        for lane in (32, 64):
+            for n in range(8, lane, 8):
+                consts = {}
+                expr = isa.expr("ror", ["x", n], lane, lambda key, e: consts.setdefault(key, e))
+                self.assertIn("_mm256_shuffle_epi8", expr)
+                idx = [int(t) for t in consts[("ror", lane, n)].split("(")[1].rstrip(")").split(",")]
+                data = bytes(random.Random(n).randbytes(32))
+                shuffled = bytes(data[16 * (j // 16) + idx[j]] for j in range(32))   # vpshufb per 128-bit half
+                size = lane // 8
+                for w in range(0, 32, size):
+                    word = int.from_bytes(data[w:w + size], "little")
+                    want = ((word >> n) | (word << (lane - n))) & ((1 << lane) - 1)
+                    self.assertEqual(int.from_bytes(shuffled[w:w + size], "little"), want, (lane, n, w))
+
+    def test_every_shipped_simd_variant_prints(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        simd = [v for v in variants if v.target.emitter == "c_simd"]
+        self.assertTrue({v.param("isa") for v in simd} >= {"sse2", "avx2", "avx512", "neon"})
+        v = next(v for v in simd if v.param("isa") == "avx512" and v.direction == "enc" and v.key_bits == 128)
+        from aesgen.emit import EMITTERS
+        built = EMITTERS["c_simd"].build(v)
+        lines = vector_statements(built.core, built.isa)
+        self.assertTrue(any("_mm512_ternarylogic_epi32" in line for line in lines))
+        self.assertTrue(any("_mm512_ror_epi32" in line for line in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()

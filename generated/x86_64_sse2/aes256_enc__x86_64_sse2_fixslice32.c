@@ -10574,19 +10574,16 @@ static void aes256_enc__x86_64_sse2_fixslice32_ctr(const void *rk_, uint8_t *out
     uint8_t ks[BATCH_BYTES];
     while (nblocks != 0) {
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
-        /* counter + b per block, the loop bound public: a loop that increments the
-         * counter itself lets the compiler derive its exit test from counter bytes */
-        for (size_t b = 0; b < BATCH_BLOCKS; b++) {
-            memcpy(ks + 16 * b, counter, 16);
-            aesgen_ctr_add(ks + 16 * b, b);
-        }
+        /* counter + b for every block of the batch, under a public loop bound: a loop
+         * that increments the counter itself lets the compiler derive its exit test
+         * from counter bytes */
+        aesgen_ctr_blocks(ks, counter, BATCH_BLOCKS);
         aesgen_ctr_add(counter, n);
         if (n == BATCH_BLOCKS)
             aes256_enc__x86_64_sse2_fixslice32_core(rk, ks, ks);
         else
             aes256_enc__x86_64_sse2_fixslice32_partial(rk, ks, ks, n);
-        for (size_t i = 0; i < 16 * n; i++)
-            out[i] = in[i] ^ ks[i];
+        aesgen_xor_words(out, in, ks, 16 * n);
         in += 16 * n;
         out += 16 * n;
         nblocks -= n;

@@ -1,6 +1,6 @@
 /*
- * aesgen_bytes.h -- byte-order-independent loads and stores, the CTR counter
- * increment, and wiping, for the runtime and the generated sources.
+ * aesgen_bytes.h -- byte-order-independent loads and stores, CTR counter
+ * arithmetic, and wiping, for the runtime and the generated sources.
  */
 #ifndef AESGEN_BYTES_H
 #define AESGEN_BYTES_H
@@ -62,10 +62,16 @@ static inline void aesgen_store_le64(uint8_t *p, uint64_t v)
 
 static inline uint64_t aesgen_load_be64(const uint8_t *p)
 {
+#if AESGEN_LITTLE_ENDIAN && defined(__GNUC__)
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_bswap64(v);
+#else
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
         v = v << 8 | p[i];
     return v;
+#endif
 }
 
 /* counter += n as a 128-bit big-endian integer, wrapping at 2^128; no branch
@@ -84,6 +90,37 @@ static inline void aesgen_ctr_add(uint8_t counter[16], uint64_t n)
 static inline void aesgen_ctr_increment(uint8_t counter[16])
 {
     aesgen_ctr_add(counter, 1);
+}
+
+static inline void aesgen_store_be64(uint8_t *p, uint64_t v)
+{
+#if AESGEN_LITTLE_ENDIAN && defined(__GNUC__)
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, sizeof v);
+#else
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+#endif
+}
+
+/* The count blocks counter, counter + 1, ... (128-bit big-endian, wrapping at
+ * 2^128) into out; the carry into the high half is computed, not branched on. */
+static inline void aesgen_ctr_blocks(uint8_t *out, const uint8_t counter[16], size_t count)
+{
+    const uint64_t hi = aesgen_load_be64(counter), lo = aesgen_load_be64(counter + 8);
+    for (size_t b = 0; b < count; b++) {
+        const uint64_t l = lo + (uint64_t)b;
+        const uint64_t carry = ((lo & (uint64_t)b) | ((lo | (uint64_t)b) & ~l)) >> 63;
+        aesgen_store_be64(out + 16 * b, hi + carry);
+        aesgen_store_be64(out + 16 * b + 8, l);
+    }
+}
+
+/* out = in ^ ks over len bytes, a multiple of 8, eight at a time. */
+static inline void aesgen_xor_words(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
+{
+    for (size_t i = 0; i < len; i += 8)
+        aesgen_store_le64(out + i, aesgen_load_le64(in + i) ^ aesgen_load_le64(ks + i));
 }
 
 #endif /* AESGEN_BYTES_H */

@@ -207,12 +207,14 @@ int peer_spawn(impl *im, int counter_kind, peer_info *info, char *err, size_t er
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
+        peer_stop(im);
         return -1;
     }
     if (pipe(from_child) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         close(to_child[0]);
         close(to_child[1]);
+        peer_stop(im);
         return -1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -225,6 +227,7 @@ int peer_spawn(impl *im, int counter_kind, peer_info *info, char *err, size_t er
         close(to_child[1]);
         close(from_child[0]);
         close(from_child[1]);
+        peer_stop(im);
         return -1;
     }
     if (pid == 0) {
@@ -320,8 +323,10 @@ void peer_stop(impl *im)
         int st;
         waitpid(p->pid, &st, 0);
     }
-    p->pid = 0;
-    p->alive = 0;
+    /* Frees the row's state: a row whose peer failed to start is dropped by the
+     * caller without another call, so the state must not outlive this one. */
+    free(p);
+    im->priv = NULL;
 }
 
 int peer_alive(const impl *im)

@@ -18,6 +18,7 @@ int peer_child_main(int counter_kind);
 
 /* Start the child and make im a remote row for it; 0 on success, else err[]. */
 int peer_spawn(impl *im, int counter_kind, peer_info *info, char *err, size_t errlen);
+/* Stop the child (if any) and free the row's state (im->priv becomes NULL). */
 void peer_stop(impl *im);
 int peer_alive(const impl *im);
 const char *peer_mask_value(void);

@@ -16,6 +16,8 @@ want gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-riscv64-linux-gnu \
      gcc-arm-linux-gnueabihf gcc-sparc64-linux-gnu \
      libc6-dev-arm64-cross libc6-dev-ppc64el-cross libc6-dev-riscv64-cross \
      libc6-dev-armhf-cross libc6-dev-sparc64-cross qemu-user
+# differential fuzzing (tests/fuzz): clang with libFuzzer and the sanitizer runtimes
+want clang-14 libclang-rt-14-dev
 command -v python3 >/dev/null 2>&1 || want python3
 # The generator needs Jinja2 for the python3 on PATH; Debian's package serves /usr/bin/python3.
 if ! python3 -c 'import jinja2' >/dev/null 2>&1; then

@@ -8,7 +8,7 @@ build=${AESGEN_TEST_BUILD_DIR:-build-tests}
 require=OFF
 [ "${CI:-}" = "true" ] && require=ON
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DAESGEN_REQUIRE_VECTORS="$require" \
-      -DAESGEN_REQUIRE_CROSS="$require" \
+      -DAESGEN_REQUIRE_CROSS="$require" -DAESGEN_REQUIRE_FUZZ="$require" \
       -DAESGEN_PYTHON="$(bash scripts/python.sh)"
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"

@@ -1,8 +1,9 @@
-"""Command line: generate | check | list | inputs | outputs.
+"""Command line: generate | check | list | check-assembled | tune | inputs | outputs.
 
     PYTHONPATH=generator python3 -m aesgen generate [--filter GLOB]... [--out DIR]
     PYTHONPATH=generator python3 -m aesgen check
     PYTHONPATH=generator python3 -m aesgen list [--json]
+    PYTHONPATH=generator python3 -m aesgen tune --target NAME [--modes ecb,ctr] [--key-sizes 128,256] [--apply]
 
 Every failure prints one line starting with 'aesgen: error:' and exits non-zero.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,9 +23,12 @@ from .machine.x86_64_objdump import DisassemblyError
 from .model import ModelError
 from .render import REGENERATE, RenderError
 from .targets import TargetError
+from .tune import runner as tune_runner
+from .tune.profiles import ProfileError
+from .tune.space import SpaceError
 
 EXPECTED = (TargetError, ModelError, ProgramError, RenderError, CircuitError, DisassemblyError,
-            pipeline.SelectionError, FileExistsError, OSError)
+            pipeline.SelectionError, ProfileError, SpaceError, tune_runner.TuneError, FileExistsError, OSError)
 
 
 def _paths(args) -> pipeline.Paths:
@@ -33,6 +38,7 @@ def _paths(args) -> pipeline.Paths:
         templates=Path(args.templates) if args.templates else p.templates,
         out=Path(getattr(args, "out", None) or p.out),
         root=p.root,
+        profiles=Path(args.profiles) if getattr(args, "profiles", None) else p.profiles,
     )
 
 
@@ -92,6 +98,61 @@ def cmd_check_assembled(args) -> int:
     return 0
 
 
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise tune_runner.TuneError(f"{what}: {text!r} is not a comma list of integers") from None
+
+
+def cmd_tune(args) -> int:
+    paths = _paths(args)
+    vectors = Path(args.vectors) if args.vectors else paths.root.parent / "shared" / "vectors"
+    if args.vectors and not vectors.is_dir():
+        raise tune_runner.TuneError(f"--vectors: {vectors} is not a folder")
+    settings = tune_runner.Settings(
+        target=args.target, modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        key_bits=_int_list(args.key_sizes, "--key-sizes"), size=args.size, repeats=args.repeats, rounds=args.rounds,
+        min_time_ms=args.min_time_ms, space=args.space or [],
+        out=Path(args.scratch or f"build-tune/{args.target}"),
+        vectors=vectors.resolve() if vectors.is_dir() else None, jobs=args.jobs)
+    if args.size <= 0 or args.size % 16 or args.repeats < 1 or args.rounds < 1 or args.min_time_ms <= 0:
+        raise tune_runner.TuneError("--size must be a positive multiple of 16; --repeats, --rounds and "
+                                    "--min-time-ms positive")
+    sweep = tune_runner.Sweep(paths, settings)
+    if settings.vectors is None:
+        print(f"aesgen tune: note: no vector folder ({vectors}): points are verified with FIPS-197 and the "
+              "differential test against OpenSSL only", file=sys.stderr)
+    try:
+        doc = sweep.run()
+    except KeyboardInterrupt:
+        sweep.interrupted()
+        print(f"aesgen tune: interrupted; {sweep.results_path} holds the points measured so far "
+              "(marked interrupted); nothing applied", file=sys.stderr)
+        return 130
+    writer.write_atomic(settings.out / "profile.toml", tune_runner.profile_text(doc))
+    print(f"aesgen tune: {doc['target']} on {doc['machine']['cpu_family']} ({doc['machine']['cpu_model']}), "
+          f"{len(doc['points'])} points in {doc['elapsed_s']} s")
+    for w in doc["winners"]:
+        params = ", ".join(f"{k}={v}" for k, v in w["params"].items())
+        ops = ", ".join(f"{op} {mb:.0f} MB/s" for op, mb in w["ops"].items())
+        print(f"  AES-{w['key_bits']} {w['direction']}: {params}  ({ops}; {w['ratio']:.2f}x OpenSSL)  {w['variant']}")
+    failed = [p for p in doc["points"] if p["status"] not in ("ok", "skipped")]
+    for p in failed:
+        print(f"  point {p['point']} {p['params']}: {p['status']}: {p['reason']}")
+    print(f"aesgen tune: results {sweep.results_path}, profile {settings.out / 'profile.toml'}")
+    if not args.apply:
+        print("aesgen tune: generated/ unchanged (--apply installs the profile and regenerates)")
+        return 1 if failed else 0
+    dest, written, removed = tune_runner.apply(paths, doc)
+    print(f"aesgen tune: applied {dest}; {paths.out}: {len(written)} written, {len(removed)} removed")
+    for rel in written:
+        print(f"  wrote {rel}")
+    for rel in removed:
+        print(f"  removed {rel}")
+    return 1 if failed else 0
+
+
 def cmd_inputs(args) -> int:
     for p in pipeline.input_files(_paths(args)):
         print(p.as_posix())
@@ -104,6 +165,19 @@ def cmd_outputs(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from . import report  # needs none of the generator; load it only for this command
+    progress = lambda msg: print(f"aesgen: {msg}", file=sys.stderr)  # noqa: E731
+    try:
+        written, removed = report.make_report(args.out, bench=args.bench, from_json=args.from_json,
+                                              tune=args.tune or [], quick=args.quick, progress=progress)
+    except report.ReportError as e:
+        print(f"aesgen: error: {e}", file=sys.stderr)
+        return 1
+    print(f"aesgen: report in {args.out}/report.md ({len(written)} files written, {len(removed)} stale removed)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="aesgen", description="Generate specialised AES sources.")
     ap.add_argument("--version", action="version", version=f"aesgen {__version__}")
@@ -111,6 +185,7 @@ def parser() -> argparse.ArgumentParser:
 
     def common(p, out=False):
         p.add_argument("--targets", metavar="DIR", help="target descriptions (default: generator/targets)")
+        p.add_argument("--profiles", metavar="DIR", help="tuned profiles (default: generator/profiles)")
         p.add_argument("--templates", metavar="DIR", help="templates (default: templates)")
         if out:
             p.add_argument("--out", metavar="DIR", help="output folder (default: generated)")
@@ -145,6 +220,29 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=cmd_check_assembled)
 
+    p = sub.add_parser("tune", help="sweep a target's parameters on this machine and keep the winners",
+                       description="Generate one variant per combination of the target's tunable parameters "
+                                   "into a scratch build, verify each against the vectors and OpenSSL, time each "
+                                   "next to OpenSSL, and write results.json and profile.toml. With --apply, "
+                                   "install the profile in generator/profiles/ and regenerate the output folder.")
+    common(p, out=True)
+    p.add_argument("--target", required=True, help="the target to sweep (see `list`)")
+    p.add_argument("--modes", default="ecb,ctr", help="modes that score a variant: ecb, ctr, cbc (default ecb,ctr)")
+    p.add_argument("--key-sizes", default="128,192,256", help="comma list (default 128,192,256)")
+    p.add_argument("--space", action="append", metavar="NAME=V1,V2",
+                   help="values to sweep for one parameter, e.g. interleave=1,2,4,8 (repeatable)")
+    p.add_argument("--size", type=int, default=8192, help="message bytes (default 8192)")
+    p.add_argument("--repeats", type=int, default=7, help="samples per row, median reported (default 7)")
+    p.add_argument("--min-time-ms", type=float, default=2.0, help="minimum sample duration (default 2)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measure every point this many times, in turn; figures are medians over rounds")
+    p.add_argument("--vectors", metavar="DIR", help="NIST vectors (default ../shared/vectors when present)")
+    p.add_argument("--scratch", metavar="DIR", help="work folder (default build-tune/<target>)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel build jobs")
+    p.add_argument("--apply", action="store_true",
+                   help="install the profile, name it in applied.toml and regenerate the output folder")
+    p.set_defaults(func=cmd_tune)
+
     p = sub.add_parser("inputs", help="files the output depends on (for build systems)")
     common(p)
     p.set_defaults(func=cmd_inputs)
@@ -152,6 +250,20 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("outputs", help="files generate writes, relative to the output folder")
     common(p)
     p.set_defaults(func=cmd_outputs)
+
+    p = sub.add_parser("report", help="benchmark report: Markdown tables and SVG plots",
+                       description="Run aesgen-bench over the message-size ladder (16 B to 1 MiB, every "
+                                   "operation, backend and peer), or read a saved bench JSON, and write "
+                                   "report.md, bench.json and SVG plots to a folder; with --tune, also "
+                                   "throughput against interleave factor. See docs/report.md.")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--bench", metavar="EXE", help="the aesgen-bench executable to run")
+    src.add_argument("--from-json", metavar="FILE", help="a saved 'aesgen-bench --format json' document")
+    p.add_argument("--out", metavar="DIR", required=True, help="report folder (created; an older report is replaced)")
+    p.add_argument("--tune", action="append", metavar="FILE", help="results of 'aesgen tune' (repeatable)")
+    p.add_argument("--quick", action="store_true",
+                   help="3 samples of 1 ms per row instead of 11 of 2 ms (about 30 s instead of 1-2 minutes)")
+    p.set_defaults(func=cmd_report)
     return ap
 
 
@@ -163,5 +275,5 @@ def main(argv=None) -> int:
         print(f"aesgen: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("aesgen: interrupted; files already replaced are complete, the rest unchanged", file=sys.stderr)
+        print("aesgen: interrupted; the output folder is as it was (it is replaced as a whole)", file=sys.stderr)
         return 130

@@ -12,6 +12,7 @@ from pathlib import Path
 from .emit import EMITTERS
 from .render import Renderer
 from .targets import Target, load_targets
+from .tune import profiles
 from .variants import Variant, select
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +25,7 @@ class Paths:
     templates: Path = ROOT / "templates"
     out: Path = ROOT / "generated"
     root: Path = ROOT
+    profiles: Path = ROOT / "generator" / "profiles"
 
 
 class SelectionError(Exception):
@@ -32,9 +34,14 @@ class SelectionError(Exception):
 
 def load(paths: Paths) -> tuple[list[Target], list[Variant]]:
     targets = load_targets(paths.targets, paths.root, EMITTERS)
+    applied = profiles.load_applied(paths.profiles, paths.root, targets)
     variants = []
     for t in targets:
-        variants += EMITTERS[t.emitter].variants(t)
+        emitter = EMITTERS[t.emitter]
+        if t.name in applied:
+            variants += profiles.variants_with_profile(t, emitter, applied[t.name])
+        else:
+            variants += emitter.variants(t)
     variants.sort(key=lambda v: v.name)
     names = [v.name for v in variants]
     dupes = sorted({n for n in names if names.count(n) > 1})
@@ -117,6 +124,7 @@ def input_files(paths: Paths) -> list[Path]:
     files += sorted((ROOT / "generator" / "aesgen").rglob("*.slp"))
     files += sorted(paths.templates.rglob("*.j2"))
     files += sorted(paths.targets.glob("*.toml"))
+    files += profiles.applied_files(paths.profiles)
     return files
 
 

@@ -24,6 +24,7 @@ class Variant:
     how: str                               # e.g. "fixslice64"
     params: tuple[tuple[str, object], ...]  # emitter parameters, in a stable order
     rank: int
+    profile: str | None = None             # the tuned profile that chose the parameters
 
     @property
     def name(self) -> str:
@@ -45,6 +46,8 @@ class Variant:
         fields = [f"key_bits={self.key_bits}", f"direction={self.direction}"]
         fields += [f"{k}={v}" for k, v in self.params]
         fields += [f"target={self.target.name}", f"backend={self.backend}", f"rank={self.rank}"]
+        if self.profile:
+            fields.append(f"profile={self.profile}")
         return " ".join(fields)
 
 

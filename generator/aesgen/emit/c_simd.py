@@ -20,7 +20,7 @@ from ..algorithm.bitsliced import Layout
 from ..ir import Program, check
 from ..model import verify_block_cipher
 from ..passes import fuse_ternary
-from ..targets import Field, Target, one_of
+from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
 from . import c
 
@@ -212,7 +212,7 @@ class CSimdEmitter:
             "decrypt": Field(list, item=str, check=one_of(aes.DECRYPT_ALGORITHMS, "decryption algorithm")),
             # ask GCC to schedule for register pressure before allocating (off by default on
             # x86; the cores keep more values alive than there are registers)
-            "gcc_sched_pressure": Field(list, item=bool),
+            "gcc_sched_pressure": Field(list, item=bool, check=distinct),
         },
         "circuits": {
             "sbox": Field(str, check=one_of(circuits.FORWARD, "S-box circuit")),

@@ -21,7 +21,7 @@ from ..machine.common import MachineError, Memory
 from ..machine.ppc64le import AES_OPS, CALLEE_SAVED_R, VECTOR_POOL, Instr, Label, Machine, R, V, render
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan, PlanError
-from ..targets import Field, Target, one_of
+from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
 from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
@@ -226,8 +226,8 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
 def _interleave_check(values):
     for v in values:
         if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
-            return f"{v!r} must be \"auto\" or an integer 1..16"
-    return None
+            return f"{show(v)} must be \"auto\" or an integer 1..16"
+    return distinct(values)
 
 
 class Ppc64lePower8Emitter:

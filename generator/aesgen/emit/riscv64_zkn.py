@@ -21,7 +21,7 @@ from ..machine.riscv64 import (AES_OPS, CALLEE_SAVED, KEY_OPS, SAVED_POOL, SCRAT
                                render)
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan, PlanError
-from ..targets import Field, Target, one_of
+from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
                      reference_schedule)
@@ -278,8 +278,8 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
 def _interleave_check(values):
     for v in values:
         if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8):
-            return f"{v!r} must be \"auto\" or an integer 1..8"
-    return None
+            return f"{show(v)} must be \"auto\" or an integer 1..8"
+    return distinct(values)
 
 
 class Riscv64ZknEmitter:

@@ -33,7 +33,7 @@ from ..machine.common import MachineError, Memory
 from ..machine.sparc64 import AES_OPS, KEXPAND, SP, F, Instr, Label, Machine, Mem, R, parse_objdump, render
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan, PlanError
-from ..targets import Field, Target, one_of
+from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
                      reference_schedule)
@@ -344,8 +344,8 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
 def _interleave_check(values):
     for v in values:
         if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_INTERLEAVE):
-            return f"{v!r} must be \"auto\" or an integer 1..{MAX_INTERLEAVE}"
-    return None
+            return f"{show(v)} must be \"auto\" or an integer 1..{MAX_INTERLEAVE}"
+    return distinct(values)
 
 
 class Sparc64T4Emitter:

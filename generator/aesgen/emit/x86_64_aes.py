@@ -21,7 +21,7 @@ from ..machine.x86_64 import AES_OPS, G, Imm, Instr, Label, M, Machine, MachineE
 from ..machine.x86_64_objdump import assemble_and_read, same_instruction
 from ..model import ModelError, expect_equal
 from ..schedule import KeyTracker, Need, Plan, PlanError
-from ..targets import Field, Target, one_of
+from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
 from .hwloop import DIRECTION_MODES, MODE_NEEDS, block_counts, no_carry_counter, reference_mode
@@ -37,10 +37,8 @@ CONST = ".Lconst"          # local read-only table of the file
 def _interleave_check(values):
     for v in values:
         if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
-            return f"{v!r} must be \"auto\" or an integer 1..16"
-    if len(set(map(str, values))) != len(values):
-        return "lists a value twice"
-    return None
+            return f"{show(v)} must be \"auto\" or an integer 1..16"
+    return distinct(values)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,90 @@
+"""Which [variants] parameters of each kind of target a sweep may vary, and the values
+swept when the user names none.
+
+Two kinds of parameter:
+  - a *choice* (interleave, key policy, lane width, scheduling): applying a profile
+    replaces the target's list with the winner;
+  - an *ordered* list (encrypt/decrypt algorithms): every algorithm listed is emitted and
+    the first is the backend's default, so applying a profile moves the winner first
+    and the others stay available (and tested).
+A parameter may concern one direction only (decrypt: dec); winners for the other
+direction ignore it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Space:
+    values: dict[str, tuple]                       # default sweep per parameter
+    ordered: frozenset[str] = frozenset()
+    direction_of: dict[str, str] = field(default_factory=dict)
+
+    def relevant(self, param: str, direction: str) -> bool:
+        return self.direction_of.get(param, direction) == direction
+
+
+_ALGORITHMS = dict(ordered=frozenset({"encrypt", "decrypt"}), direction_of={"encrypt": "enc", "decrypt": "dec"})
+# Hardware loops: blocks in flight (the seed's two-block observation, generalised) and how
+# round keys live in registers. Unlisted key policies can be swept with --space.
+_HWLOOP = Space(values={"interleave": (1, 2, 3, 4, 6, 8), "key_policy": ("auto",)})
+
+SPACES: dict[str, Space] = {
+    "x86_64_aes": _HWLOOP,
+    "aarch64_ce": _HWLOOP,
+    "ppc64le_p8": _HWLOOP,
+    "riscv64_zkn": _HWLOOP,
+    "sparc64_t4": _HWLOOP,
+    "c_simd": Space(values={"lane_bits": (32, 64), "gcc_sched_pressure": (True, False),
+                            "decrypt": ("fixslice", "bitslice")}, **_ALGORITHMS),
+    # portable: word_bits names the backend (portable32, portable64); both stay, so only
+    # the decryption algorithm is a choice.
+    "c_bitsliced": Space(values={"decrypt": ("fixslice", "bitslice")}, **_ALGORITHMS),
+}
+
+
+class SpaceError(Exception):
+    pass
+
+
+def parse_value(text: str):
+    t = text.strip()
+    if t in ("true", "false"):
+        return t == "true"
+    if t.lstrip("-").isdigit():
+        return int(t)
+    return t
+
+
+def sweep_values(emitter: str, listed: dict, overrides: list[str] | None) -> dict[str, list]:
+    """The values to sweep per parameter: the defaults plus what the target lists (except
+    "auto", which a sweep resolves by trying numbers), or exactly what --space gives."""
+    space = SPACES.get(emitter)
+    if space is None:
+        raise SpaceError(f"targets of emitter {emitter!r} have no tunable parameters")
+    out: dict[str, list] = {}
+    for p, defaults in space.values.items():
+        vals = list(defaults)
+        for v in listed.get(p, []):
+            if v not in vals and not (v == "auto" and p == "interleave"):
+                vals.append(v)
+        out[p] = sorted(vals, key=_order) if p not in space.ordered else vals
+    for item in overrides or []:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not text.strip():
+            raise SpaceError(f"--space {item!r}: expected NAME=V1,V2,... (e.g. interleave=1,2,4,8)")
+        if name not in space.values:
+            raise SpaceError(f"--space {item!r}: {name!r} is not tunable for emitter {emitter!r} "
+                             f"(tunable: {', '.join(space.values)})")
+        vals = [parse_value(x) for x in text.split(",") if x.strip()]
+        if not vals or len(set(map(repr, vals))) != len(vals):
+            raise SpaceError(f"--space {item!r}: needs distinct values")
+        out[name] = vals
+    return out
+
+
+def _order(v):
+    return (0, v, "") if isinstance(v, (int, bool)) else (1, 0, str(v))

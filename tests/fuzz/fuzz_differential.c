@@ -1,0 +1,442 @@
+/*
+ * fuzz_differential -- libFuzzer target: aesgen against OpenSSL EVP.
+ *
+ * The fuzzer's bytes are decoded (see decode() and the layout below) into one
+ * case: a subject (a backend this CPU runs, forced with aesgen_force_backend
+ * before aesgen_init, or one variant this CPU runs, set up with
+ * aesgen_init_variants in its direction slot), a key size and key, a mode
+ * (ECB/CBC encrypt/decrypt, CTR), an IV or counter (optionally moved next to
+ * the 2^32, 2^64 or 2^128 carry), a message length, input/output offsets,
+ * in place or separate buffers, and a split of the message into up to
+ * MAX_PIECES calls (CBC chaining and CTR streaming across calls, CTR pieces of
+ * any byte length). Every piece lives in its own heap buffer that ends
+ * exactly at the end of the allocation, so AddressSanitizer sees any read or
+ * write past a piece. OpenSSL computes the whole message in one call; the
+ * concatenated pieces, the final IV (CBC) and the final counter (CTR) must
+ * match, and the input of an out-of-place call must be unchanged.
+ *
+ * Also per case: an ECB/CBC length that is not a multiple of 16 must return
+ * AESGEN_ERR_LENGTH, and partially overlapping buffers AESGEN_ERR_OVERLAP,
+ * with nothing written (output, IV, counter); length 0 with NULL buffers is
+ * AESGEN_OK.
+ *
+ * Any mismatch or unexpected status prints the case and calls abort(), which
+ * libFuzzer reports as a crash and saves as a reproducer.
+ *
+ * Input layout (missing bytes read as 0):
+ *   [0]      subject selector (index mod number of subjects)
+ *   [1]      key size (mod 3: 128, 192, 256)
+ *   [2]      mode (mod 5)
+ *   [3]      flags: bit0 in place, bit1 invalid-length probe, bit2 overlap
+ *            probe, bits 4-5 counter form (0 raw, 1 near 2^32 carry of the
+ *            low word, 2 near 2^64 carry, 3 near 2^128 wrap)
+ *   [4..5]   message length, little endian, mod (MAX_LEN + 1); ECB/CBC round
+ *            it down to whole blocks
+ *   [6]      input offset (low nibble) and output offset (high nibble), 0..15
+ *   [7]      number of pieces (mod MAX_PIECES, plus 1)
+ *   [8..15]  split points (one byte each, scaled to the message)
+ *   [16..47] key (the first 16/24/32 bytes are used)
+ *   [48..63] IV or counter block
+ *   [64]     distance from the carry for counter forms 1-3 (blocks before it)
+ *   [65..]   message bytes (repeated with a running xor when shorter)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "aesgen.h"
+#include "aesgen_internal.h"
+
+#define MAX_LEN 4096
+#define MAX_PIECES 8
+#define HEADER 65
+#define MAX_SUBJECTS 256
+
+enum { MODE_ECB_ENC, MODE_ECB_DEC, MODE_CBC_ENC, MODE_CBC_DEC, MODE_CTR, MODE_COUNT };
+static const char *const mode_name[MODE_COUNT] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
+
+typedef struct subject {
+    const char *backend;          /* forced backend, or NULL */
+    const aesgen_variant *variant; /* variant under test, or NULL */
+} subject;
+
+static subject subjects[MAX_SUBJECTS];
+static size_t n_subjects;
+static EVP_CIPHER_CTX *ossl;
+
+/* ------------------------------------------------------------------ cases */
+
+typedef struct fuzz_case {
+    const subject *subj;
+    unsigned bits;
+    int mode;
+    int in_place, probe_length, probe_overlap, counter_form;
+    size_t len;
+    unsigned in_off, out_off;
+    size_t n_pieces;
+    size_t cut[MAX_PIECES + 1]; /* piece i is [cut[i], cut[i+1]) */
+    uint8_t key[32];
+    uint8_t iv[16];
+} fuzz_case;
+
+static const fuzz_case *current;
+
+static void hex(const char *label, const uint8_t *p, size_t n)
+{
+    fprintf(stderr, "  %s: ", label);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%02x", p[i]);
+    fputc('\n', stderr);
+}
+
+static void describe(const fuzz_case *c)
+{
+    fprintf(stderr, "  subject: %s %s\n", c->subj->variant ? "variant" : "backend",
+            c->subj->variant ? c->subj->variant->name : c->subj->backend);
+    fprintf(stderr, "  AES-%u %s, len %zu, in_off %u, out_off %u, %s, %zu pieces:",
+            c->bits, mode_name[c->mode], c->len, c->in_off, c->out_off,
+            c->in_place ? "in place" : "out of place", c->n_pieces);
+    for (size_t i = 0; i < c->n_pieces; i++)
+        fprintf(stderr, " %zu", c->cut[i + 1] - c->cut[i]);
+    fputc('\n', stderr);
+    hex("key", c->key, c->bits / 8);
+    hex("iv/counter", c->iv, 16);
+}
+
+static void fail(const char *fmt, const char *what, long a, long b)
+{
+    fprintf(stderr, "fuzz_differential: MISMATCH: ");
+    fprintf(stderr, fmt, what, a, b);
+    fputc('\n', stderr);
+    if (current)
+        describe(current);
+    abort();
+}
+
+static void expect_status(const char *call, int got, int want)
+{
+    if (got != want) {
+        fprintf(stderr, "fuzz_differential: %s returned %d (%s), expected %d (%s)\n", call, got,
+                aesgen_status_string(got), want, aesgen_status_string(want));
+        if (current)
+            describe(current);
+        abort();
+    }
+}
+
+static int mode_direction(int mode)
+{
+    return (mode == MODE_ECB_DEC || mode == MODE_CBC_DEC) ? AESGEN_DECRYPT : AESGEN_ENCRYPT;
+}
+
+static uint8_t at(const uint8_t *data, size_t size, size_t i)
+{
+    return i < size ? data[i] : 0;
+}
+
+/* counter block + n (mod 2^128), big endian */
+static void counter_add(uint8_t c[16], uint64_t n)
+{
+    for (int i = 15; i >= 0 && n != 0; i--) {
+        uint64_t s = (uint64_t)c[i] + (n & 0xff);
+        c[i] = (uint8_t)s;
+        n = (n >> 8) + (s >> 8);
+    }
+}
+
+static void decode(fuzz_case *c, const uint8_t *data, size_t size)
+{
+    memset(c, 0, sizeof *c);
+    c->subj = &subjects[at(data, size, 0) % n_subjects];
+    const aesgen_variant *v = c->subj->variant;
+    c->bits = v ? v->key_bits : 128u + 64u * (at(data, size, 1) % 3);
+    c->mode = at(data, size, 2) % MODE_COUNT;
+    if (v && mode_direction(c->mode) != v->direction)
+        c->mode = v->direction == AESGEN_DECRYPT ? (c->mode == MODE_ECB_ENC ? MODE_ECB_DEC : MODE_CBC_DEC)
+                                                 : (c->mode == MODE_ECB_DEC ? MODE_ECB_ENC : MODE_CBC_ENC);
+    const uint8_t flags = at(data, size, 3);
+    c->in_place = flags & 1;
+    c->probe_length = (flags >> 1) & 1;
+    c->probe_overlap = (flags >> 2) & 1;
+    c->counter_form = (flags >> 4) & 3;
+    c->len = ((size_t)at(data, size, 4) | (size_t)at(data, size, 5) << 8) % (MAX_LEN + 1);
+    if (c->mode != MODE_CTR)
+        c->len &= ~(size_t)15;
+    c->in_off = at(data, size, 6) & 15;
+    c->out_off = at(data, size, 6) >> 4;
+    c->n_pieces = at(data, size, 7) % MAX_PIECES + 1;
+
+    /* split points, sorted; ECB/CBC cuts fall on block boundaries */
+    size_t cuts[MAX_PIECES - 1];
+    const size_t unit = c->mode == MODE_CTR ? 1 : 16;
+    const size_t units = c->len / unit;
+    for (size_t i = 0; i + 1 < c->n_pieces; i++)
+        cuts[i] = units == 0 ? 0 : (size_t)at(data, size, 8 + i) * (units + 1) / 256 * unit;
+    for (size_t i = 1; i + 1 < c->n_pieces; i++) /* insertion sort */
+        for (size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+            size_t t = cuts[j];
+            cuts[j] = cuts[j - 1];
+            cuts[j - 1] = t;
+        }
+    c->cut[0] = 0;
+    for (size_t i = 0; i + 1 < c->n_pieces; i++)
+        c->cut[i + 1] = cuts[i];
+    c->cut[c->n_pieces] = c->len;
+
+    for (size_t i = 0; i < 32; i++)
+        c->key[i] = at(data, size, 16 + i);
+    for (size_t i = 0; i < 16; i++)
+        c->iv[i] = at(data, size, 48 + i);
+    if (c->mode == MODE_CTR && c->counter_form != 0) {
+        /* put the carry `before` blocks ahead: the low 32 bits, the low 64 bits or
+         * all 128 bits become all-ones minus (before - 1) */
+        const unsigned before = at(data, size, 64) % 64 + 1;
+        const size_t ones = c->counter_form == 1 ? 4 : c->counter_form == 2 ? 8 : 16;
+        memset(c->iv + 16 - ones, 0xff, ones);
+        c->iv[15] = (uint8_t)(0xff - (before - 1));
+    }
+}
+
+static void message(uint8_t *msg, size_t len, const uint8_t *data, size_t size)
+{
+    const uint8_t *src = size > HEADER ? data + HEADER : NULL;
+    const size_t n = size > HEADER ? size - HEADER : 0;
+    uint8_t run = 0x5a;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = n ? src[i % n] : 0;
+        if (n && i >= n)
+            run = (uint8_t)(run * 31u + (uint8_t)(i / n));
+        msg[i] = n && i < n ? b : (uint8_t)(b ^ run ^ (uint8_t)i);
+    }
+}
+
+/* ---------------------------------------------------------------- OpenSSL */
+
+static const EVP_CIPHER *cipher(unsigned bits, int mode)
+{
+    switch (mode) {
+    case MODE_ECB_ENC:
+    case MODE_ECB_DEC:
+        return bits == 128 ? EVP_aes_128_ecb() : bits == 192 ? EVP_aes_192_ecb() : EVP_aes_256_ecb();
+    case MODE_CBC_ENC:
+    case MODE_CBC_DEC:
+        return bits == 128 ? EVP_aes_128_cbc() : bits == 192 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
+    default:
+        return bits == 128 ? EVP_aes_128_ctr() : bits == 192 ? EVP_aes_192_ctr() : EVP_aes_256_ctr();
+    }
+}
+
+static void oracle(const fuzz_case *c, uint8_t *out, const uint8_t *in)
+{
+    const int enc = mode_direction(c->mode) == AESGEN_ENCRYPT;
+    if (EVP_CipherInit_ex(ossl, cipher(c->bits, c->mode), NULL, c->key,
+                          c->mode == MODE_ECB_ENC || c->mode == MODE_ECB_DEC ? NULL : c->iv, enc) != 1 ||
+        EVP_CIPHER_CTX_set_padding(ossl, 0) != 1) {
+        fprintf(stderr, "fuzz_differential: OpenSSL EVP_CipherInit_ex failed\n");
+        abort();
+    }
+    int outl = 0;
+    if (c->len != 0 && (EVP_CipherUpdate(ossl, out, &outl, in, (int)c->len) != 1 || (size_t)outl != c->len)) {
+        fprintf(stderr, "fuzz_differential: OpenSSL EVP_CipherUpdate failed\n");
+        abort();
+    }
+}
+
+/* ------------------------------------------------------------------ aesgen */
+
+static int run_call(const aesgen_ctx *ctx, int mode, uint8_t iv[16], aesgen_ctr *ctr, uint8_t *out,
+                    const uint8_t *in, size_t len)
+{
+    switch (mode) {
+    case MODE_ECB_ENC:
+        return aesgen_ecb_encrypt(ctx, out, in, len);
+    case MODE_ECB_DEC:
+        return aesgen_ecb_decrypt(ctx, out, in, len);
+    case MODE_CBC_ENC:
+        return aesgen_cbc_encrypt(ctx, iv, out, in, len);
+    case MODE_CBC_DEC:
+        return aesgen_cbc_decrypt(ctx, iv, out, in, len);
+    default:
+        return aesgen_ctr_crypt(ctx, ctr, out, in, len);
+    }
+}
+
+static void setup(aesgen_ctx *ctx, const fuzz_case *c)
+{
+    const aesgen_variant *v = c->subj->variant;
+    if (v) {
+        expect_status("aesgen_force_backend(NULL)", aesgen_force_backend(NULL), AESGEN_OK);
+        expect_status("aesgen_init_variants",
+                      aesgen_init_variants(ctx, c->key, c->bits / 8, v->direction == AESGEN_ENCRYPT ? v : NULL,
+                                           v->direction == AESGEN_DECRYPT ? v : NULL),
+                      AESGEN_OK);
+        const char *got = aesgen_ctx_variant(ctx, (aesgen_direction)v->direction);
+        if (got == NULL || strcmp(got, v->name) != 0)
+            fail("%s: context served by another variant (%ld, %ld)", "aesgen_ctx_variant", 0, 0);
+    } else {
+        expect_status("aesgen_force_backend", aesgen_force_backend(c->subj->backend), AESGEN_OK);
+        expect_status("aesgen_init", aesgen_init(ctx, c->key, c->bits / 8), AESGEN_OK);
+    }
+}
+
+/* Calls that must fail change nothing: wrong ECB/CBC length, partial overlap. */
+static void probe_errors(const aesgen_ctx *ctx, const fuzz_case *c, const uint8_t *msg)
+{
+    uint8_t iv[16], iv0[16];
+    aesgen_ctr ctr, ctr0;
+    memcpy(iv, c->iv, 16);
+    memcpy(iv0, iv, 16);
+    expect_status("aesgen_ctr_init", aesgen_ctr_init(&ctr, c->iv), AESGEN_OK);
+    ctr0 = ctr;
+
+    /* length 0 with NULL buffers is a successful no-op */
+    expect_status("zero-length call", run_call(ctx, c->mode, iv, &ctr, NULL, NULL, 0), AESGEN_OK);
+
+    if (c->probe_length && c->mode != MODE_CTR) {
+        const size_t bad = c->len + 1 + (size_t)(c->key[0] % 15); /* never a multiple of 16 */
+        uint8_t *in = malloc(bad), *out = malloc(bad), *keep = malloc(bad);
+        if (!in || !out || !keep)
+            abort();
+        for (size_t i = 0; i < bad; i++)
+            in[i] = i < c->len ? msg[i] : (uint8_t)i;
+        memset(out, 0xc3, bad);
+        memcpy(keep, in, bad);
+        expect_status("ECB/CBC with a length not a multiple of 16",
+                      run_call(ctx, c->mode, iv, &ctr, c->in_place ? in : out, in, bad), AESGEN_ERR_LENGTH);
+        for (size_t i = 0; i < bad; i++)
+            if (out[i] != 0xc3 || in[i] != keep[i])
+                fail("%s: byte %ld written (length %ld)", "rejected length", (long)i, (long)bad);
+        if (memcmp(iv, iv0, 16) != 0)
+            fail("%s: IV changed (%ld %ld)", "rejected length", 0, 0);
+        free(in);
+        free(out);
+        free(keep);
+    }
+    if (c->probe_overlap && c->len >= 32) {
+        /* out = in + d for 0 < |d| < len: partial overlap */
+        const size_t d = c->mode == MODE_CTR ? 1 + c->key[1] % 31 : 16;
+        uint8_t *buf = malloc(c->len + d), *keep = malloc(c->len + d);
+        if (!buf || !keep)
+            abort();
+        memcpy(buf, msg, c->len);
+        memset(buf + c->len, 0x77, d);
+        memcpy(keep, buf, c->len + d);
+        const int back = c->key[2] & 1;
+        uint8_t *in = back ? buf + d : buf, *out = back ? buf : buf + d;
+        expect_status("partially overlapping buffers", run_call(ctx, c->mode, iv, &ctr, out, in, c->len),
+                      AESGEN_ERR_OVERLAP);
+        if (memcmp(buf, keep, c->len + d) != 0)
+            fail("%s: buffer written (%ld %ld)", "rejected overlap", 0, 0);
+        if (memcmp(iv, iv0, 16) != 0 || memcmp(&ctr, &ctr0, sizeof ctr) != 0)
+            fail("%s: IV or counter changed (%ld %ld)", "rejected overlap", 0, 0);
+        free(buf);
+        free(keep);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    for (size_t i = 0; i < aesgen_backend_count() && n_subjects < MAX_SUBJECTS; i++) {
+        const char *b = aesgen_backend_name(i);
+        if (b && aesgen_backend_supported(b) == 1)
+            subjects[n_subjects++] = (subject){b, NULL};
+    }
+    for (size_t i = 0; i < aesgen_registry_size && n_subjects < MAX_SUBJECTS; i++)
+        if (aesgen_variant_usable(aesgen_registry[i]))
+            subjects[n_subjects++] = (subject){NULL, aesgen_registry[i]};
+    if (n_subjects == 0) {
+        fprintf(stderr, "fuzz_differential: no backend runs on this CPU\n");
+        abort();
+    }
+    if (getenv("FUZZ_DIFFERENTIAL_LIST")) {
+        for (size_t i = 0; i < n_subjects; i++)
+            fprintf(stderr, "subject %zu: %s\n", i,
+                    subjects[i].variant ? subjects[i].variant->name : subjects[i].backend);
+    }
+    ossl = EVP_CIPHER_CTX_new();
+    if (!ossl)
+        abort();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_case c;
+    decode(&c, data, size);
+    current = &c;
+
+    uint8_t *msg = malloc(c.len + 1), *want = malloc(c.len + 1), *got = malloc(c.len + 1);
+    if (!msg || !want || !got)
+        abort();
+    message(msg, c.len, data, size);
+    oracle(&c, want, msg);
+
+    aesgen_ctx ctx;
+    setup(&ctx, &c);
+
+    uint8_t iv[16];
+    memcpy(iv, c.iv, 16);
+    aesgen_ctr ctr;
+    expect_status("aesgen_ctr_init", aesgen_ctr_init(&ctr, c.iv), AESGEN_OK);
+
+    for (size_t p = 0; p < c.n_pieces; p++) {
+        const size_t n = c.cut[p + 1] - c.cut[p];
+        /* each piece in buffers that end exactly at the end of their allocation */
+        uint8_t *ibuf = malloc(c.in_off + n + 1), *obuf = malloc(c.out_off + n + 1);
+        if (!ibuf || !obuf)
+            abort();
+        uint8_t *in = ibuf + c.in_off, *out = c.in_place ? in : obuf + c.out_off;
+        memcpy(in, msg + c.cut[p], n);
+        if (!c.in_place)
+            memset(out, 0xe1, n);
+        const int rc = run_call(&ctx, c.mode, iv, &ctr, n ? out : NULL, n ? in : NULL, n);
+        expect_status("aesgen call on a piece", rc, AESGEN_OK);
+        if (!c.in_place && memcmp(in, msg + c.cut[p], n) != 0)
+            fail("%s: input of piece %ld changed (%ld)", "out of place", (long)p, 0);
+        memcpy(got + c.cut[p], out, n);
+        free(ibuf);
+        free(obuf);
+    }
+    for (size_t i = 0; i < c.len; i++)
+        if (got[i] != want[i]) {
+            hex("aesgen ", got + (i & ~(size_t)15), c.len - (i & ~(size_t)15) < 32 ? c.len - (i & ~(size_t)15) : 32);
+            hex("openssl", want + (i & ~(size_t)15), c.len - (i & ~(size_t)15) < 32 ? c.len - (i & ~(size_t)15) : 32);
+            fail("%s: first differing byte %ld of %ld", "output", (long)i, (long)c.len);
+        }
+
+    /* chaining state: the CBC IV is the last ciphertext block, the CTR counter has
+     * advanced by every block whose keystream was used */
+    if ((c.mode == MODE_CBC_ENC || c.mode == MODE_CBC_DEC) && c.len != 0) {
+        const uint8_t *last = (c.mode == MODE_CBC_ENC ? want : msg) + c.len - 16;
+        if (memcmp(iv, last, 16) != 0)
+            fail("%s: IV is not the last ciphertext block (%ld %ld)", "CBC", 0, 0);
+    } else if (c.mode != MODE_CTR && memcmp(iv, c.iv, 16) != 0) {
+        fail("%s: IV changed (%ld %ld)", "ECB or empty CBC", 0, 0);
+    }
+    if (c.mode == MODE_CTR) {
+        uint8_t next[16];
+        memcpy(next, c.iv, 16);
+        counter_add(next, (c.len + 15) / 16);
+        if (memcmp(ctr.counter, next, 16) != 0) {
+            hex("counter", ctr.counter, 16);
+            hex("expected", next, 16);
+            fail("%s: wrong counter after %ld bytes (%ld)", "CTR", (long)c.len, 0);
+        }
+        if (c.len % 16 != 0 && ctr.used != c.len % 16)
+            fail("%s: used %ld, expected %ld", "CTR", (long)ctr.used, (long)(c.len % 16));
+    }
+
+    probe_errors(&ctx, &c, msg);
+
+    aesgen_wipe(&ctx);
+    free(msg);
+    free(want);
+    free(got);
+    current = NULL;
+    return 0;
+}

@@ -182,7 +182,7 @@ def _type_name(kind) -> str:
 
 def load_target(path: Path, root: Path | None, emitters: dict) -> Target:
     """Read and validate one target file (common tables, then the emitter's tables)."""
-    display = _display(path, root)
+    display = display_path(path, root)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -252,7 +252,8 @@ def _check_backend_pattern(display: str, pattern: str, parameters: tuple[str, ..
         raise TargetError(f"{display}: dispatch.backend: {show(pattern)} does not give a valid backend name")
 
 
-def _display(path: Path, root: Path | None) -> str:
+def display_path(path: Path, root: Path | None) -> str:
+    """A path as messages and headers show it: repository-relative, printable."""
     text = str(path)
     if root is not None:
         try:

@@ -18,7 +18,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..targets import Target, TargetError
+from ..targets import Target, TargetError, display_path, validate_tables
 from ..variants import DIRECTIONS, Variant
 from . import toml
 from .space import SPACES
@@ -49,13 +49,6 @@ class Profile:
     info: dict                   # [profile] as written (machine, method, results)
 
 
-def _display(path: Path, root: Path | None) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix() if root else str(path)
-    except ValueError:
-        return str(path)
-
-
 def _read(path: Path, display: str) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -66,7 +59,7 @@ def _read(path: Path, display: str) -> dict:
 
 
 def load_profile(path: Path, root: Path | None, emitter: str) -> Profile:
-    display = _display(path, root)
+    display = display_path(path, root)
     doc = _read(path, display)
     head = doc.get("profile")
     if not isinstance(head, dict):
@@ -115,7 +108,7 @@ def load_applied(profiles_dir: Path, root: Path | None, targets: list[Target]) -
     path = profiles_dir / APPLIED
     if not path.is_file():
         return {}
-    display = _display(path, root)
+    display = display_path(path, root)
     doc = _read(path, display)
     if set(doc) - {"applied"}:
         raise ProfileError(f"{display}: {sorted(set(doc) - {'applied'})[0]}: unknown table (expected: applied)")
@@ -128,7 +121,7 @@ def load_applied(profiles_dir: Path, root: Path | None, targets: list[Target]) -
             raise ProfileError(f"{display}: applied.{name}: {family!r} is not a CPU family name")
         ppath = profiles_dir / name / f"{family}.toml"
         if not ppath.is_file():
-            raise ProfileError(f"{display}: applied.{name}: {_display(ppath, root)} does not exist")
+            raise ProfileError(f"{display}: applied.{name}: {display_path(ppath, root)} does not exist")
         out[name] = load_profile(ppath, root, by_name[name].emitter)
     return out
 
@@ -167,7 +160,8 @@ def variants_with_profile(target: Target, emitter, profile: Profile) -> list[Var
                 new[k] = [v]
         tuned = dataclasses.replace(target, sections={**target.sections, "variants": new})
         try:
-            target_schema_check(tuned, emitter)
+            # the emitter's [variants] field checks, on the values the profile put there
+            validate_tables({"variants": new}, {"variants": emitter.schema["variants"]}, target.display_path)
             emitter.validate(tuned)
             built = emitter.variants(tuned)
         except TargetError as e:
@@ -176,23 +170,6 @@ def variants_with_profile(target: Target, emitter, profile: Profile) -> list[Var
         covered.add((c.key_bits, c.direction))
     out += [v for v in emitter.variants(target) if (v.key_bits, v.direction) not in covered]
     return out
-
-
-def target_schema_check(target: Target, emitter) -> None:
-    """Run the emitter's [variants] field checks on values a profile put there."""
-    fields = emitter.schema.get("variants", {})
-    for key, values in target.sections["variants"].items():
-        f = fields.get(key)
-        if f is None:
-            continue
-        for x in values:
-            ok_type = f.item is None or (isinstance(x, f.item) and not (f.item is int and isinstance(x, bool)))
-            if not ok_type:
-                raise target.error(f"variants.{key}", f"{x!r} has the wrong type")
-        if f.check is not None:
-            msg = f.check(values)
-            if msg:
-                raise target.error(f"variants.{key}", msg)
 
 
 def dumps_profile(target: str, family: str, info: dict, choices: list[Choice]) -> str:

@@ -137,6 +137,11 @@ def cmd_tune(args) -> int:
         params = ", ".join(f"{k}={v}" for k, v in w["params"].items())
         ops = ", ".join(f"{op} {mb:.0f} MB/s" for op, mb in w["ops"].items())
         print(f"  AES-{w['key_bits']} {w['direction']}: {params}  ({ops}; {w['ratio']:.2f}x OpenSSL)  {w['variant']}")
+    if doc.get("same_code"):
+        worst = max(doc["same_code"], key=lambda x: x["gap"])
+        print(f"  noise floor: {len(doc['same_code'])} results are the same code as another result, timed "
+              f"separately; they differ by up to {worst['gap']:.1%} (AES-{worst['key_bits']} {worst['direction']}: "
+              f"{' vs '.join(worst['variants'])})")
     failed = [p for p in doc["points"] if p["status"] not in ("ok", "skipped")]
     for p in failed:
         print(f"  point {p['point']} {p['params']}: {p['status']}: {p['reason']}")

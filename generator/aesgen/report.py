@@ -487,6 +487,16 @@ def _tune_section(tune: Tune) -> tuple[list[str], dict[str, str]]:
                        f"{w['score']:.0f}" if _is_num(w.get("score")) else ""] for w in tune.winners],
                      "lllll") + [""]
 
+    pairs = [x for x in doc.get("same_code") or [] if isinstance(x, dict) and _is_num(x.get("gap"))
+             and isinstance(x.get("variants"), list) and len(x["variants"]) == 2] \
+        if isinstance(doc.get("same_code"), list) else []
+    if pairs:
+        gaps = sorted(x["gap"] for x in pairs)
+        md += [f"Noise floor: {len(pairs)} results are the same code as another result (points that differ "
+               f"only in a parameter that direction does not use), built and timed separately. Their scores "
+               f"differ by a median of {statistics.median(gaps):.1%} and at most {gaps[-1]:.1%}; a gap between "
+               f"points smaller than that is not a finding.", ""]
+
     if not tune.has_interleave():
         md += ["These results have no interleave parameter: table only, no plot.", ""]
         return md, {}

@@ -180,6 +180,25 @@ class Tune(Base):
         self.assertIn("no interleave parameter: table only", md)
         self.assertIn("| variant | key | dir | lane_bits | status |", md)
 
+    def test_same_code_pairs_give_the_noise_floor(self):
+        doc = json.loads(TUNE.read_text())
+        doc["same_code"] = [{"key_bits": 128, "direction": "enc", "variants": ["a", "b"], "scores": [1, 0.9],
+                             "gap": 0.10},
+                            {"key_bits": 256, "direction": "enc", "variants": ["c", "d"], "scores": [1, 0.98],
+                             "gap": 0.02},
+                            {"key_bits": 256, "direction": "enc", "variants": ["e"], "gap": 0.5},  # malformed
+                            {"key_bits": 192, "direction": "enc", "variants": ["f", "g"], "scores": [1, 0.95],
+                             "gap": 0.05}]
+        rc, _, err = run("report", "--tune", str(self.write_json("t.json", doc)), "--out", str(self.out))
+        self.assertEqual(rc, 0, err)
+        md = (self.out / "report.md").read_text()
+        self.assertIn("Noise floor: 3 results are the same code as another result", md)
+        self.assertIn("differ by a median of 5.0% and at most 10.0%", md)
+        doc["same_code"] = "junk"
+        rc, _, err = run("report", "--tune", str(self.write_json("t.json", doc)), "--out", str(self.out))
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("Noise floor", (self.out / "report.md").read_text())
+
     def test_defensive_parsing(self):
         doc = json.loads(TUNE.read_text())
         doc["results"] += ["junk", {"variant": "x", "key_bits": "128", "direction": "enc"},

@@ -114,6 +114,24 @@ class Points(unittest.TestCase):
         self.assertLessEqual(len(points.point_name(99, "x" * 40)), 32)
 
 
+class SameCode(unittest.TestCase):
+    def test_results_that_differ_only_in_an_unused_parameter_are_paired(self):
+        from aesgen.tune.runner import same_code
+        def res(variant, d, tuned, score, status="ok"):
+            return {"variant": variant, "key_bits": 128, "direction": d, "tuned": tuned, "score": score,
+                    "status": status}
+        results = [res("a", "enc", {"lane_bits": 32}, 100.0),          # point 0 (decrypt=fixslice)
+                   res("b", "dec", {"lane_bits": 32, "decrypt": "fixslice"}, 90.0),
+                   res("c", "enc", {"lane_bits": 32}, 80.0),           # point 1 (decrypt=bitslice)
+                   res("d", "dec", {"lane_bits": 32, "decrypt": "bitslice"}, 70.0),
+                   res("e", "enc", {"lane_bits": 64}, 50.0, status="failed-vectors"),
+                   res("f", "enc", {"lane_bits": 64}, 60.0)]
+        pairs = same_code(results)
+        self.assertEqual([p["variants"] for p in pairs], [["a", "c"]])
+        self.assertEqual(pairs[0]["scores"], [100.0, 80.0])
+        self.assertAlmostEqual(pairs[0]["gap"], 0.2)
+
+
 class Host(unittest.TestCase):
     def test_family_names_come_from_the_numbers(self):
         self.assertEqual(host.cpu_family({"vendor_id": "AuthenticAMD", "cpu family": "26", "model": "68"}),
@@ -249,6 +267,7 @@ class TinySweep(unittest.TestCase):
         self.assertTrue(doc["machine"]["cpu_model"] and doc["machine"]["compiler"])
         self.assertIn("aesni", doc["machine"]["features"])
         self.assertEqual(len(doc["results"]), 4)                    # 2 points x enc/dec
+        self.assertEqual(doc["same_code"], [])                      # interleave 1 and 2 differ everywhere
         for res in doc["results"]:
             self.assertEqual(res["status"], "ok", res)
             op = "ecb-enc" if res["direction"] == "enc" else "ecb-dec"

@@ -64,7 +64,6 @@ class Settings:
     vectors: Path | None = None
     jobs: int = os.cpu_count() or 2
     apply: bool = False
-    keep_build: bool = True
 
 
 def _log(msg: str) -> None:
@@ -300,6 +299,7 @@ class Sweep:
         for p in live:
             for backend in self._backends(p):
                 self._record(p, backend, self.benches.get(backend, []), self.failures.get(backend, {}))
+        self.doc["same_code"] = same_code(self.doc["results"])
 
     def _bench(self, build: Path, backend: str):
         log = self.out / "logs" / f"{backend}.bench.log"
@@ -387,6 +387,26 @@ class Sweep:
                                 "params": best["tuned"], "score": best["score"], "ratio": best["ratio"],
                                 "ops": {op: x["mbps"] for op, x in best["ops"].items()}})
         self.doc["winners"] = winners
+
+
+def same_code(results: list[dict]) -> list[dict]:
+    """Pairs of timed results whose variants are the same code: points that differ only in
+    a parameter the direction does not use (the decryption algorithm, for an encryption
+    variant). Built as separate backends, they are timed separately, so the gap between
+    them is the sweep's noise floor, layout effects included."""
+    first: dict = {}
+    out = []
+    for r in results:
+        if r["status"] != "ok":
+            continue
+        key = (r["key_bits"], r["direction"], tuple(sorted(r["tuned"].items())))
+        if key not in first:
+            first[key] = r
+            continue
+        a = first[key]
+        out.append({"key_bits": r["key_bits"], "direction": r["direction"], "variants": [a["variant"], r["variant"]],
+                    "scores": [a["score"], r["score"]], "gap": abs(a["score"] - r["score"]) / max(a["score"], r["score"])})
+    return out
 
 
 def profile_text(doc: dict, keep: list | None = None) -> str:

@@ -124,7 +124,9 @@ AESGEN_API int aesgen_backend_supported(const char *name);
  * fastest constant-time software backend the CPU runs (fixsliced on the
  * widest SIMD, else portable C), never AES instructions; aesgen_backend_supported
  * accepts it too. The AESGEN_BACKEND environment variable does the
- * same for a whole process; a call to this function overrides it.
+ * same for a whole process; a call to this function overrides it. Safe
+ * to call from any thread: an aesgen_init running meanwhile takes both
+ * directions from the old choice or both from the new.
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
  * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon)
  * hides CPU features from dispatch for a process. */

@@ -94,10 +94,13 @@ int aesgen_init_variants(aesgen_ctx *ctx, const uint8_t *key, size_t key_len,
     const unsigned key_bits = (unsigned)key_len * 8;
     if ((enc == NULL || dec == NULL) && aesgen_dispatch_status() != AESGEN_OK)
         return AESGEN_ERR_BACKEND;
+    /* One reading of the forced backend for both directions: a concurrent
+     * aesgen_force_backend must not give a context two backends. */
+    const char *backend = enc == NULL || dec == NULL ? aesgen_active_backend() : NULL;
     if (enc == NULL)
-        enc = aesgen_pick_variant(key_bits, AESGEN_ENCRYPT);
+        enc = aesgen_pick_variant(key_bits, AESGEN_ENCRYPT, backend);
     if (dec == NULL)
-        dec = aesgen_pick_variant(key_bits, AESGEN_DECRYPT);
+        dec = aesgen_pick_variant(key_bits, AESGEN_DECRYPT, backend);
     if (enc == NULL || dec == NULL || check_variant(enc, key_bits, AESGEN_ENCRYPT) != AESGEN_OK ||
         check_variant(dec, key_bits, AESGEN_DECRYPT) != AESGEN_OK)
         return AESGEN_ERR_BACKEND;

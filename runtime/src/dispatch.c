@@ -148,7 +148,7 @@ int aesgen_dispatch_status(void)
     return env_status;
 }
 
-static const char *active_backend(void)
+const char *aesgen_active_backend(void)
 {
     ensure_init();
     if (atomic_load(&forced_by_call))
@@ -156,9 +156,8 @@ static const char *active_backend(void)
     return env_backend;
 }
 
-const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction)
+const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, const char *backend)
 {
-    const char *backend = active_backend();
     const aesgen_variant *best = NULL;
     unsigned best_score = UINT32_MAX;
     for (size_t i = 0; i < aesgen_registry_size; i++) {
@@ -228,7 +227,7 @@ static const aesgen_variant *selected(unsigned key_bits, aesgen_direction dir)
     if ((key_bits != 128 && key_bits != 192 && key_bits != 256) ||
         (dir != AESGEN_ENCRYPT && dir != AESGEN_DECRYPT) || aesgen_dispatch_status() != AESGEN_OK)
         return NULL;
-    return aesgen_pick_variant(key_bits, (int)dir);
+    return aesgen_pick_variant(key_bits, (int)dir, aesgen_active_backend());
 }
 
 const char *aesgen_selected_variant(unsigned key_bits, aesgen_direction dir)

@@ -16,8 +16,12 @@ uint32_t aesgen_detect_cpu_features(void);
  * overridden it). */
 int aesgen_dispatch_status(void);
 
-/* The preferred usable variant for a key size and direction within the
- * forced backend (if any), or NULL. */
-const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction);
+/* The forced backend (or class, "software"), NULL for automatic choice. Read it
+ * once per decision: aesgen_force_backend may change it from another thread. */
+const char *aesgen_active_backend(void);
+
+/* The preferred usable variant for a key size and direction within `backend`
+ * (NULL: any), or NULL. */
+const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, const char *backend);
 
 #endif /* AESGEN_DISPATCH_H */

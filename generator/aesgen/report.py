@@ -214,9 +214,12 @@ def parse_tune(text: str, source: str) -> Tune:
         ops = {}
         for op, m in (r.get("ops") or {}).items() if isinstance(r.get("ops"), dict) else ():
             if isinstance(m, dict) and _is_num(m.get("mbps")):
+                iqr = (m["mbps_q3"] - m["mbps_q1"]) / m["mbps"] \
+                    if _is_num(m.get("mbps_q1")) and _is_num(m.get("mbps_q3")) and m["mbps"] > 0 else None
                 ops[op] = {"mbps": float(m["mbps"]),
                            "openssl_mbps": float(m["openssl_mbps"]) if _is_num(m.get("openssl_mbps")) else None,
-                           "ratio": float(m["ratio"]) if _is_num(m.get("ratio")) else None}
+                           "ratio": float(m["ratio"]) if _is_num(m.get("ratio")) else None,
+                           "iqr": iqr}
         status = str(r.get("status") or "unknown")
         if status == "ok" and not ops:
             unreadable.append(f"results[{i}] ({variant}): status ok but no op has a number")
@@ -457,10 +460,12 @@ def _tune_section(tune: Tune) -> tuple[list[str], dict[str, str]]:
         for op in ops:
             m = r.ops.get(op)
             cells.append("" if m is None else _mbps(m["mbps"])
+                         + (f" ±{m['iqr'] / 2:.0%}" if m["iqr"] is not None else "")
                          + (f" ({_ratio(m['ratio'])})" if m["ratio"] is not None else ""))
         cells.append("" if r.score is None else f"{r.score:.0f}")
         rows.append(cells)
-    md += ["MB/s of each variant; in brackets the ratio to OpenSSL in the same run. Score: the "
+    md += ["MB/s of each variant (median over rounds of the samples' median); ± half the interquartile "
+           "range of the samples; in brackets the ratio to OpenSSL in the same run. Score: the "
            "geometric mean of the operations' MB/s (what `tune` maximises).", ""]
     md += _table(["variant", "key", "dir", *params, "status", *ops, "score"], rows,
                  "lll" + "l" * len(params) + "l" + "r" * len(ops) + "r") + [""]

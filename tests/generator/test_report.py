@@ -150,7 +150,7 @@ class Tune(Base):
         self.assertIn("- point 4 (interleave=16, key_policy=auto): skipped", md)
         self.assertIn("- aes256_dec__tune00_x86_64_vaes256_x1: failed-vectors (ECBVarTxt256.rsp", md)
         self.assertEqual(md_row(md, "aes128_enc__tune02_x86_64_vaes256_x4"),
-                         ["128", "enc", "4", "auto", "ok", "18718.9 (2.03x)", "", "17290.5 (2.13x)", "17990"])
+                         ["128", "enc", "4", "auto", "ok", "18718.9 ±1% (2.03x)", "", "17290.5 ±1% (2.13x)", "17990"])
         knees = [line for line in md.splitlines() if line.startswith("| AES-")]
         self.assertIn("| AES-128 | ctr | key_policy=auto | 8 | 17430.7 | 4 | 17290.5 | 0.992 |", knees)
         self.assertIn("| AES-128 | ecb-enc | key_policy=auto | 8 | 19446.1 | 8 | 19446.1 | 1.000 |", knees)
@@ -231,6 +231,7 @@ class Tune(Base):
                                          "tune-x86_64-aesni.json"])
         self.assertIn("| AES-128 | ctr | AES-128 ctr | 2 | 2000.0 | 2 | 2000.0 | 1.000 |", files["report.md"])
         self.assertIn(">winner = knee: x2<", files["interleave-x86_64-aesni-ctr-aes128.svg"])
+        self.assertIn("| aes128_enc__x2 | 128 | enc | 2 | ok | 2000.0 (1.33x) |", files["report.md"])  # no spread given
 
     def test_two_files_for_one_target_are_refused(self):
         rc, _, err = run("report", "--tune", str(TUNE), "--tune", str(TUNE), "--out", str(self.out))

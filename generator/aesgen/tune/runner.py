@@ -290,7 +290,9 @@ class Sweep:
                     row = next((r for r in bench.get("rows", []) if r["impl"] == impl and r["op"] == op
                                 and r["key_bits"] == k and r.get("status") == "ok"), None)
                     if row:
-                        parts.append(f"{op} {row['mb_per_s']['median']:.0f} MB/s ({row['ratio_to_openssl']:.2f}x)")
+                        ns = row["ns_per_op"]
+                        parts.append(f"{op} {row['mb_per_s']['median']:.0f} MB/s ({row['ratio_to_openssl']:.2f}x, "
+                                     f"IQR {(ns['q3'] - ns['q1']) / ns['median']:.0%})")
                 if parts:
                     _log(f"    AES-{k} {d}: {', '.join(parts)}")
 

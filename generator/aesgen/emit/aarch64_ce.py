@@ -10,8 +10,6 @@ executed in the model (machine/aarch64.py) before anything is written.
 
 from __future__ import annotations
 
-import random
-import zlib
 from dataclasses import dataclass
 
 from .. import reference, schedule
@@ -21,24 +19,16 @@ from ..machine.aarch64 import (AES_OPS, CALLEE_SAVED_X, VECTOR_POOL, Instr, Labe
                                render)
 from ..machine.common import MachineError, Memory
 from ..model import ModelError, expect_equal
-from ..schedule import Need, Plan, PlanError
+from ..schedule import Need, Plan
 from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
-from .hwloop import (DIRECTION_MODES, MODE_NEEDS, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
-                     schedule_bytes)
+from .hwloop import (DIRECTION_MODES, MODE_NEEDS, Asm, BlockLoop, Function, HwLoopEmitter, no_carry_counter,
+                     reference_mode, schedule_bytes)
 
 KEY_BITS = (128, 192, 256)
 RK, OUT, IN, N, IV = X("x0"), X("x1"), X("x2"), X("x3"), X("x4")
 CTR_LO, CTR_J = X("x9"), X("x10")
-
-
-@dataclass
-class Function:
-    name: str
-    mode: str
-    plan: Plan
-    code: list[Instr]
 
 
 @dataclass
@@ -218,7 +208,7 @@ def _interleave_check(values):
     return distinct(values)
 
 
-class AArch64CeEmitter:
+class AArch64CeEmitter(HwLoopEmitter):
     name = "aarch64_ce"
     parameters = ("interleave", "key_policy")
     cpu_features = ("arm_aes",)
@@ -239,24 +229,7 @@ class AArch64CeEmitter:
     }
     registers = len(VECTOR_POOL)
 
-    def validate(self, target: Target) -> None:
-        for n in self._interleaves(target):
-            for policy in target.sections["variants"]["key_policy"]:
-                for bits in target.sections["variants"]["key_bits"]:
-                    for direction, modes in DIRECTION_MODES.items():
-                        for mode in modes:
-                            try:
-                                self._plan(n, mode, bits, policy, direction)
-                            except PlanError as e:
-                                raise target.error("variants.key_policy",
-                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
-
-    def _interleaves(self, target: Target) -> list[int]:
-        isa = target.sections["isa"]
-        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"])
-        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
-
-    def _plan(self, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
         keys = reference.rounds_for(key_bits) + 1
         if mode == "cbc" and direction == "enc":
             need = Need(data=1, aux=0, temps=1, keys=keys, temp_phase="initial")
@@ -264,22 +237,6 @@ class AArch64CeEmitter:
             aux, temps = MODE_NEEDS[mode]
             need = Need(data=n, aux=aux, temps=temps, keys=keys)
         return schedule.plan(need, self.registers, policy)
-
-    def variants(self, target: Target) -> list[Variant]:
-        out = []
-        spec = target.sections["variants"]
-        for n in self._interleaves(target):
-            for policy in spec["key_policy"]:
-                for key_bits in spec["key_bits"]:
-                    for direction in ("enc", "dec"):
-                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
-                        params = (("interleave", n), ("key_policy", policy))
-                        out.append(Variant(target, key_bits, direction, how, params, target.rank))
-        return out
-
-    def outputs(self, variant: Variant) -> list[str]:
-        stem = f"{variant.target.ident}/{variant.name}"
-        return [f"{stem}.S", f"{stem}.c"]
 
     def build(self, variant: Variant) -> Built:
         n = variant.param("interleave")
@@ -289,7 +246,8 @@ class AArch64CeEmitter:
             key_programs += (aes.equivalent_inverse_keys(variant.key_bits),)
         functions = []
         for mode in DIRECTION_MODES[variant.direction]:
-            plan = self._plan(n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+            plan = self._plan(variant.target, n, mode, variant.key_bits, variant.param("key_policy"),
+                              variant.direction)
             sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
             asm = Asm(sym, Instr, Label)
             em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
@@ -301,17 +259,7 @@ class AArch64CeEmitter:
         return schedule_bytes(built.key_programs, key, "drk" if built.variant.direction == "dec" else "rkb")
 
     def verify(self, built: Built) -> str:
-        v = built.variant
-        rng = random.Random(zlib.crc32(v.name.encode()))
-        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
-        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
-        counts = block_counts(1, built.interleave)
-        runs = 0
-        for fn in built.functions:
-            for count in counts:
-                for in_place in (False, True):
-                    self._run(built, fn, schedules[runs % len(schedules)], count, in_place, rng)
-                    runs += 1
+        runs, counts = self._model_runs(built)
         return (f"the model ran every function's instruction stream {runs} times: block counts "
                 f"{', '.join(map(str, counts))}, in place and out of place, the FIPS-197 key and 2 random "
                 f"keys through the generated key set-up, against the reference AES, with every AES op "

@@ -1,13 +1,20 @@
 """What the hardware-loop emitters share: the reference output of each mode, the block
-counts the model runs at, and the key set-up as the generated C computes it."""
+counts the model runs at, the key set-up as the generated C computes it, and the
+emitter methods that only differ in a subclass's _plan and _run (HwLoopEmitter)."""
 
 from __future__ import annotations
 
+import random
+import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .. import reference
+from .. import reference, schedule
 from ..ir import Program
 from ..model import execute
+from ..schedule import Plan, PlanError
+from ..targets import Target
+from ..variants import Variant
 
 # mode -> (loop-carried values, final-round temporaries) of the parallel loops
 MODE_NEEDS = {
@@ -193,3 +200,75 @@ class Asm:
 
     def place(self, label) -> None:
         self.code.append(self._instr("label", (label,)))
+
+
+@dataclass
+class Function:
+    """One emitted function: its symbol, the mode it serves ("setkey" for a key set-up),
+    the register plan of its loop, and its instructions (the target machine's Instr)."""
+    name: str
+    mode: str
+    plan: Plan | None
+    code: list
+
+
+class HwLoopEmitter:
+    """Variants, validation and the model-run loop of an N-block interleaved emitter.
+    A subclass gives `_plan(target, n, mode, key_bits, policy, direction)` (raises
+    PlanError when the registers do not fit) and `_run(built, fn, keyed, count, in_place,
+    rng)` (one model run against the reference), and its Built has `variant`,
+    `interleave` and `functions`."""
+    independent_ops = 1          # AES ops one block offers per round (the T4 has two halves)
+    max_interleave: int | None = None
+
+    def validate(self, target: Target) -> None:
+        for n in self._interleaves(target):
+            for policy in target.sections["variants"]["key_policy"]:
+                for bits in target.sections["variants"]["key_bits"]:
+                    for direction, modes in DIRECTION_MODES.items():
+                        for mode in modes:
+                            try:
+                                self._plan(target, n, mode, bits, policy, direction)
+                            except PlanError as e:
+                                raise target.error("variants.key_policy",
+                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
+
+    def _interleaves(self, target: Target) -> list[int]:
+        isa = target.sections["isa"]
+        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"],
+                                           independent_ops=self.independent_ops)
+        if self.max_interleave is not None:
+            auto = min(auto, self.max_interleave)
+        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
+
+    def variants(self, target: Target) -> list[Variant]:
+        out = []
+        spec = target.sections["variants"]
+        for n in self._interleaves(target):
+            for policy in spec["key_policy"]:
+                for key_bits in spec["key_bits"]:
+                    for direction in ("enc", "dec"):
+                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
+                        out.append(Variant(target, key_bits, direction, how,
+                                           (("interleave", n), ("key_policy", policy)), target.rank))
+        return out
+
+    def outputs(self, variant: Variant) -> list[str]:
+        stem = f"{variant.target.ident}/{variant.name}"
+        return [f"{stem}.S", f"{stem}.c"]
+
+    def _model_runs(self, built) -> tuple[int, list[int]]:
+        """Every function at every block count, in place and out of place, cycling through
+        the FIPS-197 key and 2 random keys; returns (runs, block counts)."""
+        v = built.variant
+        rng = random.Random(zlib.crc32(v.name.encode()))
+        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
+        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
+        counts = block_counts(1, built.interleave)
+        runs = 0
+        for fn in built.functions:
+            for count in counts:
+                for in_place in (False, True):
+                    self._run(built, fn, schedules[runs % len(schedules)], count, in_place, rng)
+                    runs += 1
+        return runs, counts

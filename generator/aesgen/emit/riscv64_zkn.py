@@ -11,8 +11,6 @@ wrap). Every function is executed in the model (machine/riscv64.py) before writi
 
 from __future__ import annotations
 
-import random
-import zlib
 from dataclasses import dataclass
 
 from .. import reference, schedule
@@ -20,25 +18,17 @@ from ..machine.common import MachineError, Memory
 from ..machine.riscv64 import (AES_OPS, CALLEE_SAVED, KEY_OPS, SAVED_POOL, SCRATCH_POOL, Instr, Label, Machine, X,
                                render)
 from ..model import ModelError, expect_equal
-from ..schedule import Need, Plan, PlanError
+from ..schedule import Need, Plan
 from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
-from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
-                     reference_schedule)
+from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, Function, HwLoopEmitter, no_carry_counter,
+                     reference_mode, reference_schedule)
 
 KEY_BITS = (128, 192, 256)
 RK, OUT, IN, N, IV, TEST, SP = X("a0"), X("a1"), X("a2"), X("a3"), X("a4"), X("t6"), X("sp")
 POOL = SCRATCH_POOL + SAVED_POOL
 # loop-carried registers of each mode (two per 128-bit value)
 AUX = {"ecb": 0, "ctr": 2, "cbc": 2}
-
-
-@dataclass
-class Function:
-    name: str
-    mode: str
-    plan: Plan
-    code: list[Instr]
 
 
 @dataclass
@@ -282,7 +272,7 @@ def _interleave_check(values):
     return distinct(values)
 
 
-class Riscv64ZknEmitter:
+class Riscv64ZknEmitter(HwLoopEmitter):
     name = "riscv64_zkn"
     parameters = ("interleave", "key_policy")
     cpu_features = ("rv_zkne", "rv_zknd")
@@ -302,45 +292,12 @@ class Riscv64ZknEmitter:
         },
     }
 
-    def validate(self, target: Target) -> None:
-        for n in self._interleaves(target):
-            for policy in target.sections["variants"]["key_policy"]:
-                for bits in target.sections["variants"]["key_bits"]:
-                    for direction, modes in DIRECTION_MODES.items():
-                        for mode in modes:
-                            try:
-                                self._plan(n, mode, bits, policy, direction)
-                            except PlanError as e:
-                                raise target.error("variants.key_policy",
-                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
-
-    def _interleaves(self, target: Target) -> list[int]:
-        isa = target.sections["isa"]
-        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"])
-        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
-
-    def _plan(self, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
         keys = reference.rounds_for(key_bits) + 1
         blocks = 1 if mode == "cbc" and direction == "enc" else n
         aux = 0 if mode == "cbc" and direction == "enc" else AUX[mode]
         need = Need(data=2 * blocks, aux=aux, temps=blocks, keys=keys, temp_phase="all")
         return schedule.plan(need, self.registers, policy, key_width=2)
-
-    def variants(self, target: Target) -> list[Variant]:
-        out = []
-        spec = target.sections["variants"]
-        for n in self._interleaves(target):
-            for policy in spec["key_policy"]:
-                for key_bits in spec["key_bits"]:
-                    for direction in ("enc", "dec"):
-                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
-                        out.append(Variant(target, key_bits, direction, how,
-                                           (("interleave", n), ("key_policy", policy)), target.rank))
-        return out
-
-    def outputs(self, variant: Variant) -> list[str]:
-        stem = f"{variant.target.ident}/{variant.name}"
-        return [f"{stem}.S", f"{stem}.c"]
 
     def build(self, variant: Variant) -> Built:
         n = variant.param("interleave")
@@ -350,7 +307,8 @@ class Riscv64ZknEmitter:
         setkey = Function(asm.fn, "setkey", None, asm.code)
         functions = []
         for mode in DIRECTION_MODES[variant.direction]:
-            plan = self._plan(n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+            plan = self._plan(variant.target, n, mode, variant.key_bits, variant.param("key_policy"),
+                              variant.direction)
             sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
             asm = Asm(sym, Instr, Label)
             em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
@@ -383,17 +341,7 @@ class Riscv64ZknEmitter:
         return mem.bytes_of("rk")
 
     def verify(self, built: Built) -> str:
-        v = built.variant
-        rng = random.Random(zlib.crc32(v.name.encode()))
-        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
-        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
-        counts = block_counts(1, built.interleave)
-        runs = 0
-        for fn in built.functions:
-            for count in counts:
-                for in_place in (False, True):
-                    self._run(built, fn, schedules[runs % len(schedules)], count, in_place, rng)
-                    runs += 1
+        runs, counts = self._model_runs(built)
         return (f"the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every "
                 f"loop {runs} times: block counts {', '.join(map(str, counts))}, in place and out of "
                 f"place, the FIPS-197 key and 2 random keys, against the reference AES, with every key "

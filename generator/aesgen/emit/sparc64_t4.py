@@ -32,11 +32,11 @@ from .. import reference, schedule
 from ..machine.common import MachineError, Memory
 from ..machine.sparc64 import AES_OPS, KEXPAND, SP, F, Instr, Label, Machine, Mem, R, parse_objdump, render
 from ..model import ModelError, expect_equal
-from ..schedule import Need, Plan, PlanError
+from ..schedule import Need, Plan
 from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
-from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, block_counts, no_carry_counter, reference_mode,
-                     reference_schedule)
+from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, Function, HwLoopEmitter, block_counts, no_carry_counter,
+                     reference_mode, reference_schedule)
 
 KEY_BITS = (128, 192, 256)
 FRAME = 176                       # the smallest V9 frame: register save area and argument slots
@@ -46,14 +46,6 @@ AUX = (R("l2"), R("l3"))          # the CBC chaining block, or the CTR counter
 SCRATCH = tuple(R(n) for n in ("o0", "o1", "o2", "o3", "o4", "o5", "l4", "l5", "l6", "l7", "i5"))
 GLOBALS_KEPT = ("g2", "g3", "g4", "g5", "g6", "g7")     # the function must not touch these
 MAX_INTERLEAVE = (len(SCRATCH) - 2) // 2
-
-
-@dataclass
-class Function:
-    name: str
-    mode: str
-    plan: Plan
-    code: list[Instr]
 
 
 @dataclass
@@ -348,7 +340,9 @@ def _interleave_check(values):
     return distinct(values)
 
 
-class Sparc64T4Emitter:
+class Sparc64T4Emitter(HwLoopEmitter):
+    independent_ops = 2          # each block-round has two independent ops, one per output half
+    max_interleave = MAX_INTERLEAVE
     name = "sparc64_t4"
     parameters = ("interleave", "key_policy")
     cpu_features = ("sparc_aes",)
@@ -369,45 +363,11 @@ class Sparc64T4Emitter:
         },
     }
 
-    def validate(self, target: Target) -> None:
-        for n in self._interleaves(target):
-            for policy in target.sections["variants"]["key_policy"]:
-                for bits in target.sections["variants"]["key_bits"]:
-                    for direction, modes in DIRECTION_MODES.items():
-                        for mode in modes:
-                            try:
-                                self._plan(target, n, mode, bits, policy, direction)
-                            except PlanError as e:
-                                raise target.error("variants.key_policy",
-                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
-
-    def _interleaves(self, target: Target) -> list[int]:
-        isa = target.sections["isa"]
-        # each block-round has two independent ops (one per output half)
-        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"], independent_ops=2)
-        return [min(auto, MAX_INTERLEAVE) if v == "auto" else v for v in target.sections["variants"]["interleave"]]
-
     def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
         blocks = 1 if mode == "cbc" and direction == "enc" else n
         need = Need(data=2 * blocks, aux=0, temps=blocks, keys=reference.rounds_for(key_bits),
                     temp_phase="rounds", first_key=1)
         return schedule.plan(need, target.sections["isa"]["fp_double_registers"], policy, key_width=2)
-
-    def variants(self, target: Target) -> list[Variant]:
-        out = []
-        spec = target.sections["variants"]
-        for n in self._interleaves(target):
-            for policy in spec["key_policy"]:
-                for key_bits in spec["key_bits"]:
-                    for direction in ("enc", "dec"):
-                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
-                        out.append(Variant(target, key_bits, direction, how,
-                                           (("interleave", n), ("key_policy", policy)), target.rank))
-        return out
-
-    def outputs(self, variant: Variant) -> list[str]:
-        stem = f"{variant.target.ident}/{variant.name}"
-        return [f"{stem}.S", f"{stem}.c"]
 
     def build(self, variant: Variant) -> Built:
         n = variant.param("interleave")

@@ -24,7 +24,7 @@ from ..schedule import KeyTracker, Need, Plan, PlanError
 from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
-from .hwloop import DIRECTION_MODES, MODE_NEEDS, block_counts, no_carry_counter, reference_mode
+from .hwloop import DIRECTION_MODES, MODE_NEEDS, Function, block_counts, no_carry_counter, reference_mode
 from .hwloop import schedule_bytes as run_key_programs
 
 KEY_BITS = (128, 192, 256)
@@ -57,14 +57,6 @@ class Isa:
     @property
     def lanes(self) -> int:
         return self.vector_bits // 128
-
-
-@dataclass
-class Function:
-    name: str        # symbol
-    mode: str        # ecb, ctr, cbc
-    plan: Plan
-    code: list[Instr]
 
 
 @dataclass

@@ -5,6 +5,11 @@ operands (byte buffers and word arrays). Values are single-assignment: each name
 written once, so emitters can declare them `const` and the model can execute them
 without aliasing questions. Operands are value names (str) or immediates (int).
 
+A vector program (`lanes` > 1) computes on vectors of `lanes` words: the lane-wise ops
+act on every lane (an immediate or a word-array element is broadcast), whole vectors
+move between memory and registers with vld/vst, and the shuffles move words between
+lanes. Single-word ld/st have no vector meaning there.
+
 The model (`model.py`) executes Programs; emitters (`emit/`) print them. Anything a
 backend emits is first built here, so it is first executed here.
 """
@@ -32,9 +37,19 @@ OPCODES = {
     "ldw": (2, True),    # ldw mem, index: element of a word array
     "stw": (3, False),   # stw mem, index, value
     "note": (1, False),  # a comment carried to the output; no effect
+    # vector programs only
+    "vld": (2, True),    # vld mem, byte_offset: a whole vector, lane i at offset + i * word bytes
+    "vst": (3, False),   # vst mem, byte_offset, value
+    "unpacklo": (3, True),  # unpacklo a, b, bits: in each 128-bit block, the low halves of a and b
+                            # interleaved in units of `bits` (a's first): x86 punpckl*, Arm zip1
+    "unpackhi": (3, True),  # the same with the high halves
+    "blocks": (3, True),    # blocks a, b, parity: a's even (parity 0) or odd 128-bit blocks,
+                            # then b's: vperm2i128 0x20/0x31, vshufi32x4 0x88/0xdd
 }
 
-ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr"})
+SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks"})
+VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst"}
+ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr"}) | SHUFFLE_OPS
 LOGIC_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -65,6 +80,11 @@ class Program:
     bits: int
     memories: tuple[Memory, ...]
     ops: list[Op] = field(default_factory=list)
+    lanes: int = 1          # words per value: > 1 for a vector program
+
+    @property
+    def vector_bytes(self) -> int:
+        return self.bits * self.lanes // 8
 
     def memory(self, name: str) -> Memory:
         for m in self.memories:
@@ -89,8 +109,10 @@ def check(program: Program) -> None:
     mask = (1 << program.bits) - 1
     defined: set[str] = set()
     mems = {m.name: m for m in program.memories}
+    if program.lanes < 1 or program.lanes & (program.lanes - 1):
+        raise ProgramError(f"{program.name}: {program.lanes} lanes (a power of two, at least 1)")
     for i, op in enumerate(program.ops):
-        problem = _check_op(op, program.bits, mask, defined, mems)
+        problem = _check_op(op, program.bits, mask, defined, mems) or _check_shape(op, program)
         if problem:
             raise ProgramError(f"{program.name}: op {i} ({op}): {problem}")
         if op.dst is not None:
@@ -144,14 +166,47 @@ def _check_op(op: Op, bits: int, mask: int, defined: set, mems: dict) -> str | N
     return None
 
 
+def _check_shape(op: Op, program: Program) -> str | None:
+    """Vector ops in vector programs only, element loads and stores in scalar ones."""
+    vector = program.lanes > 1
+    if op.code in ("ld", "st") and vector:
+        return "single-word memory access in a vector program (use vld/vst)"
+    if op.code not in VECTOR_OPS:
+        return None
+    if not vector:
+        return "vector op in a scalar program"
+    vbits = program.bits * program.lanes
+    if op.code in ("vld", "vst"):
+        if op.args[0] not in {m.name for m in program.memories}:
+            return f"unknown memory '{op.args[0]}'"
+        mem = program.memory(op.args[0])
+        if mem.kind != "bytes":
+            return "vector access to word memory"
+        if not 0 <= op.args[1] <= mem.length - program.vector_bytes:
+            return "offset out of bounds"
+        if op.code == "vst" and not mem.writable:
+            return "store to read-only memory"
+        return None
+    if vbits % 128:
+        return "shuffles need vectors of whole 128-bit blocks"
+    if op.code == "blocks":
+        if vbits < 256 or op.args[2] not in (0, 1):
+            return "blocks needs two or more 128-bit blocks and a parity of 0 or 1"
+    elif op.args[2] not in (32, 64) or op.args[2] < program.bits:
+        return "unpack unit must be 32 or 64 bits and at least a word"
+    return None
+
+
 def _value_operands(op: Op) -> tuple:
     """Operands that are values or immediates (not memory names, offsets or widths)."""
-    if op.code in ("ld", "ldw"):
+    if op.code in ("ld", "ldw", "vld"):
         return ()
     if op.code == "st":
         return (op.args[3],)
-    if op.code == "stw":
+    if op.code in ("stw", "vst"):
         return (op.args[2],)
+    if op.code in ("unpacklo", "unpackhi", "blocks"):
+        return op.args[:2]
     if op.code in ("ror", "shl", "shr"):
         return (op.args[0],)
     if op.code == "ternary":
@@ -176,13 +231,18 @@ class Builder:
     def __init__(self, program: Program):
         self.program = program
         self._used: dict[str, int] = {}
+        self._issued: set[str] = set()
         self.prefix = ""
 
     def fresh(self, hint: str) -> str:
         base = f"{self.prefix}{hint}"
-        n = self._used.get(base, 0)
-        self._used[base] = n + 1
-        return base if n == 0 else f"{base}_{n}"
+        while True:
+            n = self._used.get(base, 0)
+            self._used[base] = n + 1
+            name = base if n == 0 else f"{base}_{n}"
+            if name not in self._issued:
+                self._issued.add(name)
+                return name
 
     def _emit(self, code: str, args: tuple, hint: str) -> str:
         dst = self.fresh(hint)
@@ -225,6 +285,17 @@ class Builder:
 
     def st(self, mem, offset, bits, value):
         self.program.ops.append(Op("st", None, (mem, offset, bits, value)))
+
+    def vld(self, mem, offset, hint="t"):
+        return self._emit("vld", (mem, offset), hint)
+
+    def vst(self, mem, offset, value):
+        self.program.ops.append(Op("vst", None, (mem, offset, value)))
+
+    def shuffle(self, code, a, b, imm, hint="t"):
+        if code not in SHUFFLE_OPS:
+            raise ValueError(code)
+        return self._emit(code, (a, b, imm), hint)
 
     def ldw(self, mem, index, hint="t"):
         return self._emit("ldw", (mem, index), hint)

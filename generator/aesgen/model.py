@@ -29,14 +29,23 @@ def _store(buf, offset: int, nbytes: int, value: int) -> None:
 
 def execute(program: Program, memories: MutableMapping[str, object]) -> None:
     """Run `program` on `memories` (name -> bytearray for byte memories, list of ints
-    for word memories). Stores write into those objects."""
+    for word memories). Stores write into those objects. A vector program's values are
+    integers of lanes * bits bits, lane i in bits [i * bits, (i + 1) * bits)."""
     check(program)
-    bits = program.bits
-    mask = (1 << bits) - 1
+    bits, lanes = program.bits, program.lanes
+    word = (1 << bits) - 1
+    spread = sum(1 << (i * bits) for i in range(lanes))   # word -> the same word in every lane
+    mask = word * spread
     v: dict[str, int] = {}
 
     def val(a) -> int:
-        return v[a] if isinstance(a, str) else a
+        return v[a] if isinstance(a, str) else a * spread
+
+    def shl(x: int, n: int) -> int:
+        return (x << n) & ((word << n) & word) * spread
+
+    def shr(x: int, n: int) -> int:
+        return (x >> n) & (word >> n) * spread
 
     for op in program.ops:
         c, a = op.code, op.args
@@ -56,26 +65,61 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
             r = val(a[0])
         elif c == "ror":
             x, n = val(a[0]), a[1]
-            r = ((x >> n) | (x << (bits - n))) & mask
+            r = shr(x, n) | shl(x, bits - n)
         elif c == "shl":
-            r = (val(a[0]) << a[1]) & mask
+            r = shl(val(a[0]), a[1])
         elif c == "shr":
-            r = val(a[0]) >> a[1]
+            r = shr(val(a[0]), a[1])
         elif c == "ld":
             r = _load(memories[a[0]], a[1], a[2] // 8)
         elif c == "ldw":
-            r = memories[a[0]][a[1]] & mask
+            r = (memories[a[0]][a[1]] & word) * spread
+        elif c == "vld":
+            r = _load(memories[a[0]], a[1], program.vector_bytes)
+        elif c in ("unpacklo", "unpackhi"):
+            r = _unpack(val(a[0]), val(a[1]), a[2], c == "unpackhi", bits * lanes)
+        elif c == "blocks":
+            r = _blocks(val(a[0]), val(a[1]), a[2], bits * lanes)
         elif c == "st":
             _store(memories[a[0]], a[1], a[2] // 8, val(a[3]))
             continue
+        elif c == "vst":
+            _store(memories[a[0]], a[1], program.vector_bytes, val(a[2]))
+            continue
         elif c == "stw":
-            memories[a[0]][a[1]] = val(a[2]) & mask
+            memories[a[0]][a[1]] = val(a[2]) & word
             continue
         elif c == "note":
             continue
         else:  # check() rejects unknown opcodes; this is unreachable
             raise ModelError(f"{program.name}: no meaning for opcode {c}")
         v[op.dst] = r
+
+
+def _pieces(x: int, size: int, count: int) -> list[int]:
+    return [(x >> (i * size)) & ((1 << size) - 1) for i in range(count)]
+
+
+def _join(pieces: list[int], size: int) -> int:
+    return sum(p << (i * size) for i, p in enumerate(pieces))
+
+
+def _unpack(a: int, b: int, unit: int, high: bool, vector_bits: int) -> int:
+    """In each 128-bit block: a's and b's low (or high) halves, interleaved unit by unit."""
+    per = 128 // unit
+    out = []
+    for x, y in zip(_pieces(a, 128, vector_bits // 128), _pieces(b, 128, vector_bits // 128)):
+        xs, ys = _pieces(x, unit, per), _pieces(y, unit, per)
+        half = slice(per // 2, per) if high else slice(0, per // 2)
+        out.append(_join([u for pair in zip(xs[half], ys[half]) for u in pair], unit))
+    return _join(out, 128)
+
+
+def _blocks(a: int, b: int, parity: int, vector_bits: int) -> int:
+    """a's even (parity 0) or odd 128-bit blocks, then b's."""
+    n = vector_bits // 128
+    xs, ys = _pieces(a, 128, n), _pieces(b, 128, n)
+    return _join(xs[parity::2] + ys[parity::2], 128)
 
 
 def ternary(x: int, y: int, z: int, table: int, mask: int) -> int:

@@ -96,6 +96,6 @@ def fuse_ternary(program: Program) -> Program:
             absorbed.update(index[a] for a in chosen)
             rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
     out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
-    result = Program(program.name, program.bits, program.memories, out)
+    result = Program(program.name, program.bits, program.memories, out, program.lanes)
     check(result)
     return result

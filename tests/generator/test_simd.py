@@ -1,8 +1,11 @@
 """The SIMD emitter: the ternary-logic pass (checked on random circuits and on the AES
-cores, and a corrupted truth table must be caught), and the printer's byte-shuffle
-rotations (simulated against the rotation they replace)."""
+cores, and a corrupted truth table must be caught), the transpose networks that move
+blocks into lanes and back (every lane width and vector width, and a wrong shuffle must
+be caught), the printer's byte-shuffle rotations (simulated against the rotation they
+replace), and no generated SIMD file staging lanes through memory."""
 
 import random
+import re
 import unittest
 
 from aesgen import pipeline
@@ -10,6 +13,7 @@ from aesgen.algorithm import aes, circuits
 from aesgen.algorithm.bitsliced import Layout
 from aesgen.emit.c_simd import ISAS, vector_statements
 from aesgen.ir import Memory, Op, Program
+from aesgen.lanes import GROUP_WORDS, networks, vectorize
 from aesgen.model import ModelError, execute, verify_block_cipher
 from aesgen.passes import fuse_ternary
 
@@ -63,6 +67,82 @@ class TernaryPass(unittest.TestCase):
         keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
         with self.assertRaises(ModelError):
             verify_block_cipher("broken", 128, "enc", keys, fused, layout.blocks, 1, 1)
+
+
+class Transposes(unittest.TestCase):
+    def identity_program(self, bits):
+        """A lane program that copies its group word by word (as 32-bit halves for 64-bit words)."""
+        size = GROUP_WORDS * bits // 8
+        p = Program("copy", bits, (Memory("in", "bytes", size, False), Memory("out", "bytes", size, True)))
+        for off in range(0, size, 4):
+            p.ops.append(Op("ld", f"w{off}", ("in", off, 32)))
+            p.ops.append(Op("st", None, ("out", off, 32, f"w{off}")))
+        return p
+
+    def test_every_lane_and_vector_width_round_trips(self):
+        rng = random.Random(3)
+        for bits in (32, 64):
+            for vector_bits in (128, 256, 512):
+                lanes = vector_bits // bits
+                load, store, words = networks(bits, lanes)
+                self.assertEqual(sorted(words), list(range(GROUP_WORDS)))
+                self.assertLessEqual(len(load), 3)
+                vp = vectorize(self.identity_program(bits), lanes)
+                self.assertEqual(vp.count("ld", "st"), 0)
+                self.assertEqual(vp.count("vld"), GROUP_WORDS)
+                data = rng.randbytes(vp.memory("in").length)
+                mem = {"in": bytearray(data), "out": bytearray(len(data))}
+                execute(vp, mem)
+                self.assertEqual(bytes(mem["out"]), data, (bits, vector_bits))
+
+    def test_lanes_hold_whole_groups(self):
+        """After the load network each lane holds one group's words; checked through a
+        program that XORs word 0 into every word (a lane that mixed groups would differ)."""
+        bits, lanes = 32, 16
+        p = self.identity_program(bits)
+        p.ops = [op for op in p.ops if op.code == "ld"]
+        for off in range(0, 32, 4):
+            p.ops.append(Op("xor", f"x{off}", (f"w{off}", "w0")))
+            p.ops.append(Op("st", None, ("out", off, 32, f"x{off}")))
+        vp = vectorize(p, lanes)
+        data = random.Random(5).randbytes(vp.memory("in").length)
+        mem = {"in": bytearray(data), "out": bytearray(len(data))}
+        execute(vp, mem)
+        for g in range(lanes):
+            group = data[32 * g:32 * g + 32]
+            want = b"".join((int.from_bytes(group[o:o + 4], "little") ^ int.from_bytes(group[:4], "little"))
+                            .to_bytes(4, "little") for o in range(0, 32, 4))
+            self.assertEqual(bytes(mem["out"][32 * g:32 * g + 32]), want, g)
+
+    def test_a_wrong_shuffle_is_caught(self):
+        layout, sbox = Layout(32), circuits.load("bp113")
+        vp = vectorize(aes.fixsliced_encrypt(layout, 128, sbox), 8)
+        k = next(i for i, op in enumerate(vp.ops) if op.code == "unpacklo")
+        vp.ops[k] = Op("unpackhi", vp.ops[k].dst, vp.ops[k].args)
+        keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
+        with self.assertRaises(ModelError):
+            verify_block_cipher("broken", 128, "enc", keys, vp, 16, 1, 1)
+
+
+class NoLaneStaging(unittest.TestCase):
+    # a local array of lane words or vectors: lanes staged through memory
+    STAGING = re.compile(r"^\s*(?:const\s+)?(?:uint32_t|uint64_t|__m128i|__m256i|__m512i|uint\d+x\d+_t)"
+                         r"\s+\w+\s*\[")
+
+    def test_no_generated_simd_file_stages_lanes_through_memory(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        simd = [v for v in variants if v.target.emitter == "c_simd"]
+        self.assertGreater(len(simd), 30)
+        from aesgen.emit import EMITTERS
+        root = pipeline.Paths().out
+        for v in simd:
+            for rel in EMITTERS["c_simd"].outputs(v):
+                text = (root / rel).read_text()
+                core = text[text.index(f"{v.name}_core(const"):text.index(f"{v.name}_core1(const")]
+                self.assertNotIn("aesgen_load_le32", core, rel)
+                self.assertNotIn("aesgen_store_le32", core, rel)
+                for n, line in enumerate(text.splitlines(), 1):
+                    self.assertIsNone(self.STAGING.match(line), f"{rel}:{n}: {line.strip()}")
 
 
 class Printer(unittest.TestCase):

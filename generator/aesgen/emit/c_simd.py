@@ -2,10 +2,12 @@
 
 A vector of L lanes runs L copies of the same straight-line program, one per lane, each
 on its own group of blocks: the 32-bit-word program (2 blocks) in 32-bit lanes, or the
-64-bit one (4 blocks) in 64-bit lanes. Every op of the IR is lane-wise, so the program
-the model checked is printed unchanged, one intrinsic per op (AVX2: rotations by whole
-bytes as one byte shuffle; AVX-512: the program first goes through the ternary-logic
-pass, and the model checks the result). Round keys are the portable schedule, broadcast
+64-bit one (4 blocks) in 64-bit lanes. `lanes.vectorize` turns the lane program into a
+vector program: whole-vector loads, a transpose into lanes in registers, the lane
+program's ops, the transpose back, whole-vector stores. The model runs both programs;
+each op is printed as one intrinsic (AVX2: rotations by whole bytes as one byte
+shuffle; AVX-512: the vector program first goes through the ternary-logic pass, and the
+model checks the result). Round keys are the portable schedule, broadcast
 to every lane as they are read. C with intrinsics and a `target` attribute per
 function, so no file needs special compiler flags.
 """
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
-from ..ir import Program, check
+from ..ir import ALU_OPS, SHUFFLE_OPS, Program, check
+from ..lanes import vectorize
 from ..model import verify_block_cipher
 from ..passes import fuse_ternary
 from ..targets import Field, Target, distinct, one_of
@@ -109,12 +112,42 @@ class Isa:
         cast = "(long long)" if lane == 64 else "(int)"
         return f"{self._x86('set1', lane)}({cast}{scalar})"
 
-    def load_vector(self, lane: int) -> tuple[str, str]:
-        """Load and store of a whole vector from and to an array of lane words."""
+    def load(self, address: str, lane: int) -> str:
+        """A whole vector from a byte address, any alignment."""
         if self.name.startswith("neon"):
-            return f"vld1q_u{lane}", f"vst1q_u{lane}"
-        return {128: ("_mm_loadu_si128", "_mm_storeu_si128"), 256: ("_mm256_loadu_si256", "_mm256_storeu_si256"),
-                512: ("_mm512_loadu_si512", "_mm512_storeu_si512")}[self.vector_bits]
+            return f"vreinterpretq_u{lane}_u8(vld1q_u8({address}))"
+        vt = self.vtype(lane)
+        return {128: f"_mm_loadu_si128((const {vt} *)({address}))",
+                256: f"_mm256_loadu_si256((const {vt} *)({address}))",
+                512: f"_mm512_loadu_si512((const void *)({address}))"}[self.vector_bits]
+
+    def store(self, address: str, value: str, lane: int) -> str:
+        if self.name.startswith("neon"):
+            return f"vst1q_u8({address}, vreinterpretq_u8_u{lane}({value}))"
+        vt = self.vtype(lane)
+        return {128: f"_mm_storeu_si128(({vt} *)({address}), {value})",
+                256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
+                512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
+
+    def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
+        """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
+        high = code == "unpackhi"
+        if self.name == "neon":
+            if imm == lane:
+                return f"vzip{2 if high else 1}q_u{lane}({a}, {b})"
+            f = f"vzip{2 if high else 1}q_u64"
+            return f"vreinterpretq_u{lane}_u64({f}(vreinterpretq_u64_u{lane}({a}), vreinterpretq_u64_u{lane}({b})))"
+        if self.name == "neon32":
+            if imm == lane:
+                return f"vzipq_u{lane}({a}, {b}).val[{int(high)}]"
+            half = "high" if high else "low"
+            return f"vcombine_u{lane}(vget_{half}_u{lane}({a}), vget_{half}_u{lane}({b}))"
+        p = {128: "_mm", 256: "_mm256", 512: "_mm512"}[self.vector_bits]
+        if code == "blocks":
+            if self.vector_bits == 256:
+                return f"_mm256_permute2x128_si256({a}, {b}, {(0x20, 0x31)[imm]:#04x})"
+            return f"_mm512_shuffle_i32x4({a}, {b}, {(0x88, 0xdd)[imm]:#04x})"
+        return f"{p}_{code}_epi{imm}({a}, {b})"
 
 
 X86 = "^(x86_64|amd64|AMD64)$"
@@ -133,9 +166,11 @@ ISAS = {
 
 
 def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[str]:
-    """The core program as vector C: `rk` words are broadcast, `in`/`out` 32-bit
-    accesses go through the template's lane helpers (lane l at l lanes' bytes on)."""
+    """A vector program (lanes.vectorize) as C on `isa`: `rk` words are broadcast, `in`
+    and `out` are byte pointers read and written a whole vector at a time."""
     check(program)
+    if program.lanes * program.bits != isa.vector_bits:
+        raise ValueError(f"{program.name}: {program.lanes} lanes of {program.bits} bits on {isa.name}")
     lane = program.bits
     vt = isa.vtype(lane)
     consts: dict = {}
@@ -156,17 +191,13 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
         if code == "note":
             lines.append(f"{indent}/* {a[0]} */")
             continue
-        if code == "st":
-            mem, off, width, val = a
-            if width != 32:
-                raise ValueError(f"{program.name}: vector store of width {width}")
-            lines.append(f"{indent}lane_store32({c.c_name(mem)} + {off}, {opnd(val)});")
+        if code == "vst":
+            lines.append(f"{indent}{isa.store(f'{c.c_name(a[0])} + {a[1]}', opnd(a[2]), lane)};")
             continue
-        if code == "ld":
-            mem, off, width = a
-            if width != 32:
-                raise ValueError(f"{program.name}: vector load of width {width}")
-            rhs = f"lane_load32({c.c_name(mem)} + {off})"
+        if code == "vld":
+            rhs = isa.load(f"{c.c_name(a[0])} + {a[1]}", lane)
+        elif code in SHUFFLE_OPS:
+            rhs = isa.shuffle(code, opnd(a[0]), opnd(a[1]), a[2], lane)
         elif code == "ldw":
             rhs = isa.broadcast(f"{c.c_name(a[0])}[{a[1]}]", lane)
         elif code == "mov":
@@ -175,8 +206,10 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
             rhs = isa.expr(code, [opnd(a[0]), a[1]], lane, const)
         elif code == "ternary":
             rhs = isa.expr(code, [opnd(x) for x in a[:3]] + [a[3]], lane, const)
-        else:
+        elif code in ALU_OPS:
             rhs = isa.expr(code, [opnd(x) for x in a], lane, const)
+        else:
+            raise ValueError(f"{program.name}: no vector spelling for {op}")
         lines.append(f"{indent}const {vt} {op.dst} = {rhs};")
     head = [f"{indent}const {vt} {name} = {expr};" for name, expr in consts.values()]
     return head + lines
@@ -189,8 +222,9 @@ class Built:
     layout: Layout
     lanes: int
     key_programs: tuple[Program, ...]
-    core: Program           # the vector core (after the ternary-logic pass, where the ISA has it)
-    scalar: Program         # the same before it: one lane's blocks in scalar C
+    core: Program           # the vector core: loads, transposes, the rounds on every lane, stores
+                            # (after the ternary-logic pass, where the ISA has it)
+    scalar: Program         # the lane program: one lane's blocks in scalar C
 
 
 class CSimdEmitter:
@@ -268,31 +302,39 @@ class CSimdEmitter:
             core = aes.fixsliced_decrypt(layout, variant.key_bits, inv_sbox)
         else:
             core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
-        vector = fuse_ternary(core) if isa.ternary else core
-        return Built(variant, isa, layout, isa.vector_bits // lane, key_programs, vector, core)
+        lanes = isa.vector_bits // lane
+        vector = vectorize(core, lanes)
+        if isa.ternary:
+            vector = fuse_ternary(vector)
+        return Built(variant, isa, layout, lanes, key_programs, vector, core)
 
     def verify(self, built: Built) -> str:
         v = built.variant
         seed = zlib.crc32(v.name.encode())
-        for core in {id(built.core): built.core, id(built.scalar): built.scalar}.values():
-            verify_block_cipher(v.name, v.key_bits, v.direction, built.key_programs, core,
-                                built.layout.blocks, MODEL_TRIALS, seed)
-        return (f"the model ran the lane program on the FIPS-197 key and {MODEL_TRIALS} random keys "
-                f"(seed {seed:#010x}), {built.layout.blocks} blocks each, against the reference AES; "
-                f"every op is lane-wise, so each of the {built.lanes} lanes runs it unchanged")
+        verify_block_cipher(v.name, v.key_bits, v.direction, built.key_programs, built.scalar,
+                            built.layout.blocks, MODEL_TRIALS, seed)
+        blocks = built.lanes * built.layout.blocks
+        verify_block_cipher(v.name, v.key_bits, v.direction, built.key_programs, built.core,
+                            blocks, MODEL_TRIALS, seed)
+        return (f"the model ran the lane program ({built.layout.blocks} blocks) and the vector program "
+                f"({blocks} blocks: whole-vector loads, the transpose into {built.lanes} lanes, the rounds, "
+                f"the transpose back) on the FIPS-197 key and {MODEL_TRIALS} random keys (seed {seed:#010x}) "
+                f"against the reference AES")
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v, isa = built.variant, built.isa
         expand, pack_keys = built.key_programs
         lane = built.layout.word_bits
         ops = built.core.alu_count()
+        moves = built.core.count(*SHUFFLE_OPS)
         blocks = built.lanes * built.layout.blocks
         summary = [
             f"{isa.name.upper()}: {built.lanes} lanes of {lane} bits, each running the "
             f"{built.layout.blocks}-block fixsliced layout: {blocks} blocks per batch.",
-            f"Core: {ops} vector logic operations per batch ({ops / (16 * blocks):.2f} per byte)"
-            + (f"; {built.scalar.alu_count()} before the ternary-logic pass ({built.core.count('ternary')} "
-               f"three-input ops)." if isa.ternary else "."),
+            f"Core: {ops} vector operations per batch ({ops / (16 * blocks):.2f} per byte), {moves} of them "
+            f"shuffles that transpose the blocks into lanes and back in registers"
+            + (f"; {built.scalar.alu_count()} lane operations before the ternary-logic pass "
+               f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),
             f"Verified: {verified}.",
         ]
         facts = {
@@ -304,15 +346,9 @@ class CSimdEmitter:
             "info": f"{v.param('algorithm')}d, {built.lanes}x{lane}-bit lanes, {blocks} blocks per batch, "
                     f"{ops} vector ops per batch",
         }
-        load, store = isa.load_vector(lane)
-        vt = isa.vtype(lane)
-        neon = isa.name.startswith("neon")
-        load_call = f"{load}(t)" if neon else f"{load}((const {vt} *)t)"
-        store_call = f"{store}(t, x)" if neon else f"{store}(({vt} *)t, x)"
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include,
-                                "attribute": isa.attribute, "vtype": isa.vtype(lane),
-                                "load": load_call, "store": store_call},
+                                "attribute": isa.attribute},
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
             "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
             "core": vector_statements(built.core, isa), "scalar_core": c.statements(built.scalar),

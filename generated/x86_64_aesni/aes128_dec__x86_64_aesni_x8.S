@@ -9,8 +9,8 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k3..k10 resident, the other 3 read as memory operands; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * cbc: partial: round keys k5..k10 resident, the other 5 read as memory operands; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * cbc: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * Verified: the model ran every function's instruction stream 40 times: block counts 0, 1, 2, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -21,7 +21,7 @@
 
 	.text
 
-/* ecb: partial: round keys k3..k10 resident, the other 3 read as memory operands; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 90 AES instructions. */
+/* ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 90 AES instructions. */
 	.globl aesgen_aes128_dec__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes128_dec__x86_64_aesni_x8_ecb
 	.type aesgen_aes128_dec__x86_64_aesni_x8_ecb, @function
@@ -29,8 +29,6 @@
 aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	.cfi_startproc
 	endbr64
-	movdqu 48(%rdi), %xmm8  # k3
-	movdqu 64(%rdi), %xmm9  # k4
 	movdqu 80(%rdi), %xmm10  # k5
 	movdqu 96(%rdi), %xmm11  # k6
 	movdqu 112(%rdi), %xmm12  # k7
@@ -40,46 +38,24 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	cmpq $8, %rcx
 	jb .Laesgen_aes128_dec__x86_64_aesni_x8_ecb_tail_vector
 .Laesgen_aes128_dec__x86_64_aesni_x8_ecb_loop:
+	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
+	pxor %xmm8, %xmm0
 	movdqu 16(%rdx), %xmm1
-	pxor (%rdi), %xmm1
+	pxor %xmm8, %xmm1
 	movdqu 32(%rdx), %xmm2
-	pxor (%rdi), %xmm2
+	pxor %xmm8, %xmm2
 	movdqu 48(%rdx), %xmm3
-	pxor (%rdi), %xmm3
+	pxor %xmm8, %xmm3
 	movdqu 64(%rdx), %xmm4
-	pxor (%rdi), %xmm4
+	pxor %xmm8, %xmm4
 	movdqu 80(%rdx), %xmm5
-	pxor (%rdi), %xmm5
+	pxor %xmm8, %xmm5
 	movdqu 96(%rdx), %xmm6
-	pxor (%rdi), %xmm6
+	pxor %xmm8, %xmm6
 	movdqu 112(%rdx), %xmm7
-	pxor (%rdi), %xmm7
-	aesdec 16(%rdi), %xmm0
-	aesdec 16(%rdi), %xmm1
-	aesdec 16(%rdi), %xmm2
-	aesdec 16(%rdi), %xmm3
-	aesdec 16(%rdi), %xmm4
-	aesdec 16(%rdi), %xmm5
-	aesdec 16(%rdi), %xmm6
-	aesdec 16(%rdi), %xmm7
-	aesdec 32(%rdi), %xmm0
-	aesdec 32(%rdi), %xmm1
-	aesdec 32(%rdi), %xmm2
-	aesdec 32(%rdi), %xmm3
-	aesdec 32(%rdi), %xmm4
-	aesdec 32(%rdi), %xmm5
-	aesdec 32(%rdi), %xmm6
-	aesdec 32(%rdi), %xmm7
-	aesdec %xmm8, %xmm0
-	aesdec %xmm8, %xmm1
-	aesdec %xmm8, %xmm2
-	aesdec %xmm8, %xmm3
-	aesdec %xmm8, %xmm4
-	aesdec %xmm8, %xmm5
-	aesdec %xmm8, %xmm6
-	aesdec %xmm8, %xmm7
+	pxor %xmm8, %xmm7
+	movdqu 16(%rdi), %xmm9  # stream k1
 	aesdec %xmm9, %xmm0
 	aesdec %xmm9, %xmm1
 	aesdec %xmm9, %xmm2
@@ -88,6 +64,33 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm9, %xmm5
 	aesdec %xmm9, %xmm6
 	aesdec %xmm9, %xmm7
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	aesdec %xmm9, %xmm4
+	aesdec %xmm9, %xmm5
+	aesdec %xmm9, %xmm6
+	aesdec %xmm9, %xmm7
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -153,12 +156,17 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	cmpq $1, %rcx
 	jb .Laesgen_aes128_dec__x86_64_aesni_x8_ecb_tail_block
 .Laesgen_aes128_dec__x86_64_aesni_x8_ecb_vector:
+	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
-	aesdec 16(%rdi), %xmm0
-	aesdec 32(%rdi), %xmm0
-	aesdec %xmm8, %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdi), %xmm9  # stream k1
 	aesdec %xmm9, %xmm0
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesdec %xmm8, %xmm0
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesdec %xmm9, %xmm0
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesdec %xmm8, %xmm0
 	aesdec %xmm10, %xmm0
 	aesdec %xmm11, %xmm0
 	aesdec %xmm12, %xmm0
@@ -177,7 +185,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes128_dec__x86_64_aesni_x8_ecb, .-aesgen_aes128_dec__x86_64_aesni_x8_ecb
 
-/* cbc: partial: round keys k5..k10 resident, the other 5 read as memory operands; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 90 AES instructions. */
+/* cbc: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 90 AES instructions. */
 	.globl aesgen_aes128_dec__x86_64_aesni_x8_cbc
 	.hidden aesgen_aes128_dec__x86_64_aesni_x8_cbc
 	.type aesgen_aes128_dec__x86_64_aesni_x8_cbc, @function
@@ -185,8 +193,6 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	.cfi_startproc
 	endbr64
-	movdqu 80(%rdi), %xmm10  # k5
-	movdqu 96(%rdi), %xmm11  # k6
 	movdqu 112(%rdi), %xmm12  # k7
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
@@ -195,62 +201,24 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	cmpq $8, %rcx
 	jb .Laesgen_aes128_dec__x86_64_aesni_x8_cbc_tail_vector
 .Laesgen_aes128_dec__x86_64_aesni_x8_cbc_loop:
+	movdqu (%rdi), %xmm10  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
+	pxor %xmm10, %xmm0
 	movdqu 16(%rdx), %xmm1
-	pxor (%rdi), %xmm1
+	pxor %xmm10, %xmm1
 	movdqu 32(%rdx), %xmm2
-	pxor (%rdi), %xmm2
+	pxor %xmm10, %xmm2
 	movdqu 48(%rdx), %xmm3
-	pxor (%rdi), %xmm3
+	pxor %xmm10, %xmm3
 	movdqu 64(%rdx), %xmm4
-	pxor (%rdi), %xmm4
+	pxor %xmm10, %xmm4
 	movdqu 80(%rdx), %xmm5
-	pxor (%rdi), %xmm5
+	pxor %xmm10, %xmm5
 	movdqu 96(%rdx), %xmm6
-	pxor (%rdi), %xmm6
+	pxor %xmm10, %xmm6
 	movdqu 112(%rdx), %xmm7
-	pxor (%rdi), %xmm7
-	aesdec 16(%rdi), %xmm0
-	aesdec 16(%rdi), %xmm1
-	aesdec 16(%rdi), %xmm2
-	aesdec 16(%rdi), %xmm3
-	aesdec 16(%rdi), %xmm4
-	aesdec 16(%rdi), %xmm5
-	aesdec 16(%rdi), %xmm6
-	aesdec 16(%rdi), %xmm7
-	aesdec 32(%rdi), %xmm0
-	aesdec 32(%rdi), %xmm1
-	aesdec 32(%rdi), %xmm2
-	aesdec 32(%rdi), %xmm3
-	aesdec 32(%rdi), %xmm4
-	aesdec 32(%rdi), %xmm5
-	aesdec 32(%rdi), %xmm6
-	aesdec 32(%rdi), %xmm7
-	aesdec 48(%rdi), %xmm0
-	aesdec 48(%rdi), %xmm1
-	aesdec 48(%rdi), %xmm2
-	aesdec 48(%rdi), %xmm3
-	aesdec 48(%rdi), %xmm4
-	aesdec 48(%rdi), %xmm5
-	aesdec 48(%rdi), %xmm6
-	aesdec 48(%rdi), %xmm7
-	aesdec 64(%rdi), %xmm0
-	aesdec 64(%rdi), %xmm1
-	aesdec 64(%rdi), %xmm2
-	aesdec 64(%rdi), %xmm3
-	aesdec 64(%rdi), %xmm4
-	aesdec 64(%rdi), %xmm5
-	aesdec 64(%rdi), %xmm6
-	aesdec 64(%rdi), %xmm7
-	aesdec %xmm10, %xmm0
-	aesdec %xmm10, %xmm1
-	aesdec %xmm10, %xmm2
-	aesdec %xmm10, %xmm3
-	aesdec %xmm10, %xmm4
-	aesdec %xmm10, %xmm5
-	aesdec %xmm10, %xmm6
-	aesdec %xmm10, %xmm7
+	pxor %xmm10, %xmm7
+	movdqu 16(%rdi), %xmm11  # stream k1
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
@@ -259,6 +227,51 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -325,14 +338,21 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	cmpq $1, %rcx
 	jb .Laesgen_aes128_dec__x86_64_aesni_x8_cbc_tail_block
 .Laesgen_aes128_dec__x86_64_aesni_x8_cbc_vector:
+	movdqu (%rdi), %xmm10  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
-	aesdec 16(%rdi), %xmm0
-	aesdec 32(%rdi), %xmm0
-	aesdec 48(%rdi), %xmm0
-	aesdec 64(%rdi), %xmm0
-	aesdec %xmm10, %xmm0
+	pxor %xmm10, %xmm0
+	movdqu 16(%rdi), %xmm11  # stream k1
 	aesdec %xmm11, %xmm0
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesdec %xmm10, %xmm0
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesdec %xmm10, %xmm0
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesdec %xmm10, %xmm0
 	aesdec %xmm12, %xmm0
 	aesdec %xmm13, %xmm0
 	aesdec %xmm14, %xmm0

@@ -9,8 +9,8 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k7..k14 resident, the other 7 read as memory operands; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * ctr: partial: round keys k9..k14 resident, the other 9 read as memory operands; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * Verified: the model ran every function's instruction stream 60 times: block counts 0, 1, 2, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k7..k14 resident, the other 7 read as memory operands; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 126 AES instructions. */
+/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 126 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ecb, @function
@@ -30,8 +30,6 @@
 aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	.cfi_startproc
 	endbr64
-	movdqu 112(%rdi), %xmm8  # k7
-	movdqu 128(%rdi), %xmm9  # k8
 	movdqu 144(%rdi), %xmm10  # k9
 	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
@@ -41,78 +39,24 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vector
 .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_loop:
+	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
+	pxor %xmm8, %xmm0
 	movdqu 16(%rdx), %xmm1
-	pxor (%rdi), %xmm1
+	pxor %xmm8, %xmm1
 	movdqu 32(%rdx), %xmm2
-	pxor (%rdi), %xmm2
+	pxor %xmm8, %xmm2
 	movdqu 48(%rdx), %xmm3
-	pxor (%rdi), %xmm3
+	pxor %xmm8, %xmm3
 	movdqu 64(%rdx), %xmm4
-	pxor (%rdi), %xmm4
+	pxor %xmm8, %xmm4
 	movdqu 80(%rdx), %xmm5
-	pxor (%rdi), %xmm5
+	pxor %xmm8, %xmm5
 	movdqu 96(%rdx), %xmm6
-	pxor (%rdi), %xmm6
+	pxor %xmm8, %xmm6
 	movdqu 112(%rdx), %xmm7
-	pxor (%rdi), %xmm7
-	aesenc 16(%rdi), %xmm0
-	aesenc 16(%rdi), %xmm1
-	aesenc 16(%rdi), %xmm2
-	aesenc 16(%rdi), %xmm3
-	aesenc 16(%rdi), %xmm4
-	aesenc 16(%rdi), %xmm5
-	aesenc 16(%rdi), %xmm6
-	aesenc 16(%rdi), %xmm7
-	aesenc 32(%rdi), %xmm0
-	aesenc 32(%rdi), %xmm1
-	aesenc 32(%rdi), %xmm2
-	aesenc 32(%rdi), %xmm3
-	aesenc 32(%rdi), %xmm4
-	aesenc 32(%rdi), %xmm5
-	aesenc 32(%rdi), %xmm6
-	aesenc 32(%rdi), %xmm7
-	aesenc 48(%rdi), %xmm0
-	aesenc 48(%rdi), %xmm1
-	aesenc 48(%rdi), %xmm2
-	aesenc 48(%rdi), %xmm3
-	aesenc 48(%rdi), %xmm4
-	aesenc 48(%rdi), %xmm5
-	aesenc 48(%rdi), %xmm6
-	aesenc 48(%rdi), %xmm7
-	aesenc 64(%rdi), %xmm0
-	aesenc 64(%rdi), %xmm1
-	aesenc 64(%rdi), %xmm2
-	aesenc 64(%rdi), %xmm3
-	aesenc 64(%rdi), %xmm4
-	aesenc 64(%rdi), %xmm5
-	aesenc 64(%rdi), %xmm6
-	aesenc 64(%rdi), %xmm7
-	aesenc 80(%rdi), %xmm0
-	aesenc 80(%rdi), %xmm1
-	aesenc 80(%rdi), %xmm2
-	aesenc 80(%rdi), %xmm3
-	aesenc 80(%rdi), %xmm4
-	aesenc 80(%rdi), %xmm5
-	aesenc 80(%rdi), %xmm6
-	aesenc 80(%rdi), %xmm7
-	aesenc 96(%rdi), %xmm0
-	aesenc 96(%rdi), %xmm1
-	aesenc 96(%rdi), %xmm2
-	aesenc 96(%rdi), %xmm3
-	aesenc 96(%rdi), %xmm4
-	aesenc 96(%rdi), %xmm5
-	aesenc 96(%rdi), %xmm6
-	aesenc 96(%rdi), %xmm7
-	aesenc %xmm8, %xmm0
-	aesenc %xmm8, %xmm1
-	aesenc %xmm8, %xmm2
-	aesenc %xmm8, %xmm3
-	aesenc %xmm8, %xmm4
-	aesenc %xmm8, %xmm5
-	aesenc %xmm8, %xmm6
-	aesenc %xmm8, %xmm7
+	pxor %xmm8, %xmm7
+	movdqu 16(%rdi), %xmm9  # stream k1
 	aesenc %xmm9, %xmm0
 	aesenc %xmm9, %xmm1
 	aesenc %xmm9, %xmm2
@@ -121,6 +65,69 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	aesenc %xmm9, %xmm5
 	aesenc %xmm9, %xmm6
 	aesenc %xmm9, %xmm7
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
+	movdqu 112(%rdi), %xmm9  # stream k7
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 128(%rdi), %xmm8  # stream k8
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
@@ -186,16 +193,25 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	cmpq $1, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_block
 .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_vector:
+	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
-	pxor (%rdi), %xmm0
-	aesenc 16(%rdi), %xmm0
-	aesenc 32(%rdi), %xmm0
-	aesenc 48(%rdi), %xmm0
-	aesenc 64(%rdi), %xmm0
-	aesenc 80(%rdi), %xmm0
-	aesenc 96(%rdi), %xmm0
-	aesenc %xmm8, %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdi), %xmm9  # stream k1
 	aesenc %xmm9, %xmm0
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesenc %xmm8, %xmm0
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesenc %xmm9, %xmm0
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesenc %xmm8, %xmm0
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesenc %xmm9, %xmm0
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesenc %xmm8, %xmm0
+	movdqu 112(%rdi), %xmm9  # stream k7
+	aesenc %xmm9, %xmm0
+	movdqu 128(%rdi), %xmm8  # stream k8
+	aesenc %xmm8, %xmm0
 	aesenc %xmm10, %xmm0
 	aesenc %xmm11, %xmm0
 	aesenc %xmm12, %xmm0
@@ -214,7 +230,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_ecb, .-aesgen_aes256_enc__x86_64_aesni_x8_ecb
 
-/* ctr: partial: round keys k9..k14 resident, the other 9 read as memory operands; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 126 AES instructions. */
+/* ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 126 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry, @function
@@ -222,8 +238,6 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	.cfi_startproc
 	endbr64
-	movdqu 144(%rdi), %xmm10  # k9
-	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
@@ -234,110 +248,40 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vector
 .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_loop:
+	movdqu (%rdi), %xmm10  # stream k0
 	movdqa %xmm8, %xmm0
 	pshufb .Lconst(%rip), %xmm0
-	pxor (%rdi), %xmm0
+	pxor %xmm10, %xmm0
 	movdqa %xmm8, %xmm1
 	paddq .Lconst+128(%rip), %xmm1
 	pshufb .Lconst(%rip), %xmm1
-	pxor (%rdi), %xmm1
+	pxor %xmm10, %xmm1
 	movdqa %xmm8, %xmm2
 	paddq .Lconst+192(%rip), %xmm2
 	pshufb .Lconst(%rip), %xmm2
-	pxor (%rdi), %xmm2
+	pxor %xmm10, %xmm2
 	movdqa %xmm8, %xmm3
 	paddq .Lconst+256(%rip), %xmm3
 	pshufb .Lconst(%rip), %xmm3
-	pxor (%rdi), %xmm3
+	pxor %xmm10, %xmm3
 	movdqa %xmm8, %xmm4
 	paddq .Lconst+320(%rip), %xmm4
 	pshufb .Lconst(%rip), %xmm4
-	pxor (%rdi), %xmm4
+	pxor %xmm10, %xmm4
 	movdqa %xmm8, %xmm5
 	paddq .Lconst+384(%rip), %xmm5
 	pshufb .Lconst(%rip), %xmm5
-	pxor (%rdi), %xmm5
+	pxor %xmm10, %xmm5
 	movdqa %xmm8, %xmm6
 	paddq .Lconst+448(%rip), %xmm6
 	pshufb .Lconst(%rip), %xmm6
-	pxor (%rdi), %xmm6
+	pxor %xmm10, %xmm6
 	movdqa %xmm8, %xmm7
 	paddq .Lconst+512(%rip), %xmm7
 	pshufb .Lconst(%rip), %xmm7
-	pxor (%rdi), %xmm7
+	pxor %xmm10, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	aesenc 16(%rdi), %xmm0
-	aesenc 16(%rdi), %xmm1
-	aesenc 16(%rdi), %xmm2
-	aesenc 16(%rdi), %xmm3
-	aesenc 16(%rdi), %xmm4
-	aesenc 16(%rdi), %xmm5
-	aesenc 16(%rdi), %xmm6
-	aesenc 16(%rdi), %xmm7
-	aesenc 32(%rdi), %xmm0
-	aesenc 32(%rdi), %xmm1
-	aesenc 32(%rdi), %xmm2
-	aesenc 32(%rdi), %xmm3
-	aesenc 32(%rdi), %xmm4
-	aesenc 32(%rdi), %xmm5
-	aesenc 32(%rdi), %xmm6
-	aesenc 32(%rdi), %xmm7
-	aesenc 48(%rdi), %xmm0
-	aesenc 48(%rdi), %xmm1
-	aesenc 48(%rdi), %xmm2
-	aesenc 48(%rdi), %xmm3
-	aesenc 48(%rdi), %xmm4
-	aesenc 48(%rdi), %xmm5
-	aesenc 48(%rdi), %xmm6
-	aesenc 48(%rdi), %xmm7
-	aesenc 64(%rdi), %xmm0
-	aesenc 64(%rdi), %xmm1
-	aesenc 64(%rdi), %xmm2
-	aesenc 64(%rdi), %xmm3
-	aesenc 64(%rdi), %xmm4
-	aesenc 64(%rdi), %xmm5
-	aesenc 64(%rdi), %xmm6
-	aesenc 64(%rdi), %xmm7
-	aesenc 80(%rdi), %xmm0
-	aesenc 80(%rdi), %xmm1
-	aesenc 80(%rdi), %xmm2
-	aesenc 80(%rdi), %xmm3
-	aesenc 80(%rdi), %xmm4
-	aesenc 80(%rdi), %xmm5
-	aesenc 80(%rdi), %xmm6
-	aesenc 80(%rdi), %xmm7
-	aesenc 96(%rdi), %xmm0
-	aesenc 96(%rdi), %xmm1
-	aesenc 96(%rdi), %xmm2
-	aesenc 96(%rdi), %xmm3
-	aesenc 96(%rdi), %xmm4
-	aesenc 96(%rdi), %xmm5
-	aesenc 96(%rdi), %xmm6
-	aesenc 96(%rdi), %xmm7
-	aesenc 112(%rdi), %xmm0
-	aesenc 112(%rdi), %xmm1
-	aesenc 112(%rdi), %xmm2
-	aesenc 112(%rdi), %xmm3
-	aesenc 112(%rdi), %xmm4
-	aesenc 112(%rdi), %xmm5
-	aesenc 112(%rdi), %xmm6
-	aesenc 112(%rdi), %xmm7
-	aesenc 128(%rdi), %xmm0
-	aesenc 128(%rdi), %xmm1
-	aesenc 128(%rdi), %xmm2
-	aesenc 128(%rdi), %xmm3
-	aesenc 128(%rdi), %xmm4
-	aesenc 128(%rdi), %xmm5
-	aesenc 128(%rdi), %xmm6
-	aesenc 128(%rdi), %xmm7
-	aesenc %xmm10, %xmm0
-	aesenc %xmm10, %xmm1
-	aesenc %xmm10, %xmm2
-	aesenc %xmm10, %xmm3
-	aesenc %xmm10, %xmm4
-	aesenc %xmm10, %xmm5
-	aesenc %xmm10, %xmm6
-	aesenc %xmm10, %xmm7
+	movdqu 16(%rdi), %xmm11  # stream k1
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
@@ -346,6 +290,87 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 160(%rdi), %xmm10  # stream k10
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm12, %xmm2
@@ -411,20 +436,31 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	cmpq $1, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_block
 .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_vector:
+	movdqu (%rdi), %xmm10  # stream k0
 	movdqa %xmm8, %xmm0
 	pshufb .Lconst(%rip), %xmm0
-	pxor (%rdi), %xmm0
+	pxor %xmm10, %xmm0
 	paddq .Lconst+128(%rip), %xmm8
-	aesenc 16(%rdi), %xmm0
-	aesenc 32(%rdi), %xmm0
-	aesenc 48(%rdi), %xmm0
-	aesenc 64(%rdi), %xmm0
-	aesenc 80(%rdi), %xmm0
-	aesenc 96(%rdi), %xmm0
-	aesenc 112(%rdi), %xmm0
-	aesenc 128(%rdi), %xmm0
-	aesenc %xmm10, %xmm0
+	movdqu 16(%rdi), %xmm11  # stream k1
 	aesenc %xmm11, %xmm0
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesenc %xmm10, %xmm0
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesenc %xmm10, %xmm0
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesenc %xmm10, %xmm0
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesenc %xmm10, %xmm0
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	movdqu 160(%rdi), %xmm10  # stream k10
+	aesenc %xmm10, %xmm0
 	aesenc %xmm12, %xmm0
 	aesenc %xmm13, %xmm0
 	aesenc %xmm14, %xmm0

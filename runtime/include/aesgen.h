@@ -61,12 +61,15 @@ typedef enum aesgen_direction {
 } aesgen_direction;
 
 /* A key context: round keys for both directions plus the variants that
- * serve them. Opaque; its size is part of the ABI. */
+ * serve them. Opaque; its size is part of the ABI. It needs only the
+ * alignment of uint64_t: a context at any 8-byte-aligned address (malloc,
+ * an arena or custom allocator, a member of a packed struct at an 8-byte
+ * boundary) works on every backend, because no backend reads round keys with
+ * an instruction that needs more. A context may be copied with memcpy to any
+ * such address. 64-byte alignment puts the round keys on the fewest cache
+ * lines and is recommended where it is free, never required. */
 #define AESGEN_CTX_BYTES 2176
 typedef struct aesgen_ctx {
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-    _Alignas(64)
-#endif
     uint64_t opaque[AESGEN_CTX_BYTES / 8];
 } aesgen_ctx;
 

@@ -48,7 +48,9 @@ typedef struct aesgen_variant {
     uint32_t schedule_bytes;
     const char *info;      /* how it computes: interleave, key policy per mode, ... */
 
-    /* Writes the round keys of this direction (schedule_bytes, 64-byte aligned). */
+    /* Writes the round keys of this direction (schedule_bytes). rk is only
+     * 8-byte aligned (a context may sit at any 8-byte-aligned address), so no
+     * variant may read or write it with an access that needs more. */
     void (*setkey)(void *rk, const uint8_t *key);
     /* ECB over nblocks whole blocks (encrypt or decrypt by direction). */
     void (*ecb)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);

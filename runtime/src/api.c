@@ -26,8 +26,10 @@ typedef struct ctx_state {
 _Static_assert(sizeof(ctx_state) <= STATE_BYTES, "context state too large");
 _Static_assert(STATE_BYTES + 2 * AESGEN_MAX_SCHEDULE_BYTES <= AESGEN_CTX_BYTES,
                "aesgen_ctx cannot hold two schedules");
+/* In a 64-byte-aligned context each schedule starts a cache line; in any
+ * context it is as aligned as the context (8 bytes at least). */
 _Static_assert(STATE_BYTES % 64 == 0 && AESGEN_MAX_SCHEDULE_BYTES % 64 == 0,
-               "schedules must stay 64-byte aligned");
+               "schedules start at a multiple of 64 bytes into the context");
 
 static ctx_state *state_of(aesgen_ctx *ctx)
 {

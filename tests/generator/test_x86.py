@@ -73,6 +73,31 @@ class Model(unittest.TestCase):
             em._run(b, fn, (key, em.schedule_bytes(b, key)), 9, False, random.Random(1))
 
 
+    def test_model_faults_a_legacy_sse_key_operand_off_a_16_byte_boundary(self):
+        """The model puts the schedule 8 bytes past a 16-byte boundary (a context may sit at
+        any 8-byte-aligned address); aesenc with a memory operand there is a #GP."""
+        from aesgen.machine.x86_64 import G, M
+        em, b = built("aes128_enc__x86_64_aesni_x8")
+        fn = next(f for f in b.functions if f.mode == "ecb")
+        i = next(i for i, ins in enumerate(fn.code) if ins.op == "aesenc")
+        ins = fn.code[i]
+        fn.code[i] = Instr("aesenc", ins.args[:2] + (M(G("rdi"), 16 * ins.key[1]),), ins.key)
+        key = bytes(16)
+        with self.assertRaisesRegex(ModelError, "not 16-byte aligned"):
+            em._run(b, fn, (key, em.schedule_bytes(b, key)), 8, False, random.Random(1))
+
+    def test_a_legacy_sse_target_cannot_read_keys_from_memory(self):
+        from aesgen.targets import TargetError, load_targets
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = pipeline.ROOT / "generator" / "targets" / "x86_64-aesni.toml"
+            text = src.read_text().replace("key_memory_operand = false", "key_memory_operand = true")
+            self.assertIn("key_memory_operand = true", text)
+            (Path(tmp) / "x86_64-aesni.toml").write_text(text)
+            with self.assertRaisesRegex(TargetError, "16-byte aligned"):
+                load_targets(Path(tmp), pipeline.ROOT, EMITTERS)
+
+
 class Assembled(unittest.TestCase):
     def test_a_misassembled_instruction_is_caught(self):
         em, b = built("aes128_enc__x86_64_vaes512_x8")

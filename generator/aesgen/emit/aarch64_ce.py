@@ -17,7 +17,7 @@ from ..algorithm import aes, circuits
 from ..ir import Program
 from ..machine.aarch64 import (AES_OPS, CALLEE_SAVED_X, VECTOR_POOL, Instr, Label, Machine, Mem, V, X,
                                render)
-from ..machine.common import MachineError, Memory
+from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan
 from ..targets import Field, Target, distinct, one_of, show
@@ -273,7 +273,7 @@ class AArch64CeEmitter(HwLoopEmitter):
         if fn.mode == "ctr":
             iv = no_carry_counter(iv, count)
         mem = Memory()
-        rk = mem.add("rk", sched)
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .. import reference, schedule
 from ..algorithm import aes, circuits
 from ..ir import Program
-from ..machine.common import MachineError, Memory
+from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
 from ..machine.ppc64le import AES_OPS, CALLEE_SAVED_R, VECTOR_POOL, Instr, Label, Machine, R, V, render
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan
@@ -285,7 +285,7 @@ class Ppc64lePower8Emitter(HwLoopEmitter):
         if fn.mode == "ctr":
             iv = no_carry_counter(iv, count)
         mem = Memory()
-        rk = mem.add("rk", sched)
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import reference, schedule
-from ..machine.common import MachineError, Memory
+from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
 from ..machine.riscv64 import (AES_OPS, CALLEE_SAVED, KEY_OPS, SAVED_POOL, SCRATCH_POOL, Instr, Label, Machine, X,
                                render)
 from ..model import ModelError, expect_equal
@@ -320,7 +320,7 @@ class Riscv64ZknEmitter(HwLoopEmitter):
         """Run the key set-up in the model; require the reference schedule and return it."""
         nr = reference.rounds_for(built.variant.key_bits)
         mem = Memory()
-        rk = mem.add("rk", bytes(16 * (nr + 1)))
+        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
         kp = mem.add("key", key.ljust(32, b"\0"))
         m = Machine(mem, "rk")
         m.put(X("a0"), rk)
@@ -355,7 +355,7 @@ class Riscv64ZknEmitter(HwLoopEmitter):
         if fn.mode == "ctr":
             iv = no_carry_counter(iv, count)
         mem = Memory()
-        rk = mem.add("rk", sched)
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import reference, schedule
-from ..machine.common import MachineError, Memory
+from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
 from ..machine.sparc64 import AES_OPS, KEXPAND, SP, F, Instr, Label, Machine, Mem, R, parse_objdump, render
 from ..model import ModelError, expect_equal
 from ..schedule import Need, Plan
@@ -391,7 +391,7 @@ class Sparc64T4Emitter(HwLoopEmitter):
         for decryption) and return it."""
         nr = reference.rounds_for(built.variant.key_bits)
         mem = Memory()
-        rk = mem.add("rk", bytes(16 * (nr + 1)))
+        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
         kp = mem.add("key", key.ljust(32, b"\0"))
         stack = mem.add("stack", bytes(2 * FRAME))
         m = Machine(mem, "rk")
@@ -440,7 +440,7 @@ class Sparc64T4Emitter(HwLoopEmitter):
         if fn.mode == "ctr":
             iv = no_carry_counter(iv, count)
         mem = Memory()
-        rk = mem.add("rk", sched)
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .. import reference, schedule
 from ..algorithm import aes, circuits
 from ..ir import Program
+from ..machine.common import SCHEDULE_MISALIGN
 from ..machine.x86_64 import AES_OPS, G, Imm, Instr, Label, M, Machine, MachineError, Memory, V, render
 from ..machine.x86_64_objdump import assemble_and_read, same_instruction
 from ..model import ModelError, expect_equal
@@ -135,8 +136,8 @@ class LoopEmitter:
         if not p.streamed(rnd):
             self.kt.require(p.resident[rnd], rnd)
             return self.v(p.resident[rnd], kind)
-        if p.memory_operands or kind == "xmm":
-            return M(RK, 16 * rnd)
+        if p.memory_operands or (kind == "xmm" and self.isa.encoding != "sse"):
+            return M(RK, 16 * rnd)      # VEX/EVEX memory operands may be unaligned
         reg = p.rotating[rnd % len(p.rotating)]
         self.asm("bcast", self.v(reg, kind), M(RK, 16 * rnd), note=f"stream k{rnd}")
         self.kt.load_key(reg, rnd)
@@ -433,6 +434,9 @@ class X86AesEmitter:
             raise target.error("isa.encoding", "sse has 16 xmm registers and 128-bit vectors only")
         if isa.encoding == "vex" and (isa.vector_bits == 512 or isa.registers > 16):
             raise target.error("isa.encoding", "vex reaches 16 registers of at most 256 bits")
+        if isa.key_memory_operand and isa.encoding == "sse":
+            raise target.error("isa.key_memory_operand", "a legacy-SSE memory operand must be 16-byte aligned, "
+                               "and a context (so its schedule) may sit at any 8-byte-aligned address")
         if isa.key_memory_operand and isa.vector_bits != 128:
             raise target.error("isa.key_memory_operand", "a ymm/zmm memory operand holds several different "
                                "keys; only 128-bit vectors can read a round key from memory")
@@ -549,7 +553,7 @@ class X86AesEmitter:
         if fn.mode == "ctr":   # keep clear of a carry out of the low 64 bits, as the caller does
             iv = no_carry_counter(iv, count)
         mem = Memory()
-        rk = mem.add("rk", schedule_data)
+        rk = mem.add("rk", schedule_data, misalign=SCHEDULE_MISALIGN)
         src = mem.add("in", data)
         dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
         ivp = mem.add("iv", iv)

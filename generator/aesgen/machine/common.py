@@ -26,6 +26,12 @@ def aes_lane(op: str, state: bytes, key: bytes) -> bytes:
     return reference.xor(s, key)
 
 
+# Where the models put a round-key schedule: 8 bytes past a 16-byte boundary, since an
+# aesgen_ctx may sit at any 8-byte-aligned address. A loop that needs more alignment
+# than that from the schedule fails in the model.
+SCHEDULE_MISALIGN = 8
+
+
 class Memory:
     """Named regions at fixed addresses; every access must fall inside one region."""
 
@@ -33,7 +39,10 @@ class Memory:
         self.regions: dict[str, tuple[int, bytearray]] = {}
         self._next = 0x10000
 
-    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None, at: int | None = None) -> int:
+    def add(self, name: str, data: bytes | bytearray, alias_of: str | None = None, at: int | None = None,
+            misalign: int = 0) -> int:
+        """A region at a fresh page (plus `misalign` bytes), at a fixed address `at`, or
+        the same buffer as region `alias_of`."""
         if alias_of is not None:
             self.regions[name] = self.regions[alias_of]
             return self.regions[name][0]
@@ -41,8 +50,8 @@ class Memory:
             self.regions[name] = (at, bytearray(data))
             return at
         self._next = max(self._next, 0x100000)
-        base = self._next
-        self._next += (len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
+        base = self._next + misalign
+        self._next += (misalign + len(data) + 0x1000 + 0xFFF) & ~0xFFF    # a gap after every region
         self.regions[name] = (base, bytearray(data))
         return base
 
@@ -52,11 +61,18 @@ class Memory:
                 return name, buf, addr - base
         raise MachineError(f"access of {n} bytes at {addr:#x} is outside every buffer")
 
-    def read(self, addr: int, n: int) -> bytes:
+    @staticmethod
+    def check_aligned(addr: int, align: int) -> None:
+        if addr % align:
+            raise MachineError(f"access at {addr:#x} is not {align}-byte aligned, as the instruction requires")
+
+    def read(self, addr: int, n: int, align: int = 1) -> bytes:
+        self.check_aligned(addr, align)
         _, buf, off = self.find(addr, n)
         return bytes(buf[off:off + n])
 
-    def write(self, addr: int, data: bytes) -> None:
+    def write(self, addr: int, data: bytes, align: int = 1) -> None:
+        self.check_aligned(addr, align)
         _, buf, off = self.find(addr, len(data))
         buf[off:off + len(data)] = data
 

@@ -140,10 +140,10 @@ class Machine:
             tag = None
             if base <= addr < base + len(buf) and (addr - base) % 8 == 0:
                 tag = ("key", (addr - base) // 16, ((addr - base) // 8) % 2)
-            self.put(a[0], int.from_bytes(self.mem.read(addr, 8), "little"), tag)
+            self.put(a[0], int.from_bytes(self.mem.read(addr, 8, align=8), "little"), tag)
             return None
         if op == "sd":
-            self.mem.write(self.get(a[1]) + a[2], self.get(a[0]).to_bytes(8, "little"))
+            self.mem.write(self.get(a[1]) + a[2], self.get(a[0]).to_bytes(8, "little"), align=8)
             return None
         if op == "addi":
             self.put(a[0], self.get(a[1]) + a[2])

@@ -214,20 +214,20 @@ class Machine:
             self.put(a[0], x ^ y if op == "xor" else x + y if op == "add" else x - y)
             return None
         if op == "ldx":
-            self.put(a[0], int.from_bytes(self.mem.read(self._addr(a[1]), 8), "big"))
+            self.put(a[0], int.from_bytes(self.mem.read(self._addr(a[1]), 8, align=8), "big"))
             return None
         if op == "stx":
-            self.mem.write(self._addr(a[0]), self.get(a[1]).to_bytes(8, "big"))
+            self.mem.write(self._addr(a[0]), self.get(a[1]).to_bytes(8, "big"), align=8)
             return None
         if op == "ldd":
             addr = self._addr(a[1])
-            self.f[a[0].n] = int.from_bytes(self.mem.read(addr, 8), "big")
+            self.f[a[0].n] = int.from_bytes(self.mem.read(addr, 8, align=8), "big")
             base, buf = self.mem.regions[self.schedule]
             inside = base <= addr < base + len(buf) and (addr - base) % 8 == 0
             self.ftag[a[0].n] = ("key", (addr - base) // 16, ((addr - base) // 8) % 2) if inside else None
             return None
         if op == "std":
-            self.mem.write(self._addr(a[0]), self.f[a[1].n].to_bytes(8, "big"))
+            self.mem.write(self._addr(a[0]), self.f[a[1].n].to_bytes(8, "big"), align=8)
             return None
         if op == "movxtod":
             self.f[a[0].n], self.ftag[a[0].n] = self.get(a[1]), None

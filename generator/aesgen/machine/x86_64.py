@@ -202,11 +202,11 @@ class Machine:
             return ("key", (addr - base) // 16)
         return None
 
-    def read_vec(self, operand, lanes: int, data_labels: dict) -> tuple[list[bytes], list]:
+    def read_vec(self, operand, lanes: int, data_labels: dict, align: int = 1) -> tuple[list[bytes], list]:
         if isinstance(operand, V):
             return self.vec[operand.n][:lanes], self.tag[operand.n][:lanes]
         addr = self._addr(operand, data_labels)
-        data = self.mem.read(addr, 16 * lanes)
+        data = self.mem.read(addr, 16 * lanes, align)
         tags = [self._key_tag(addr + 16 * i, 16) if lanes == 1 else None for i in range(lanes)]
         return lanes_of(data), tags
 
@@ -290,8 +290,10 @@ class Machine:
         if op == "mov":
             self.write_vec(dst, list(self.vec[a[1].n][:lanes]), list(self.tag[a[1].n][:lanes]))
             return None
-        x, xt = self.read_vec(a[1], lanes, data_labels)
-        y, yt = self.read_vec(a[2], lanes, data_labels)
+        # a legacy-SSE memory operand faults (#GP) unless it is 16-byte aligned
+        align = 16 if self.enc == "sse" else 1
+        x, xt = self.read_vec(a[1], lanes, data_labels, align)
+        y, yt = self.read_vec(a[2], lanes, data_labels, align)
         if op == "xor":
             out = [reference.xor(p, q) for p, q in zip(x, y)]
             tags = []

@@ -7,6 +7,15 @@
 
 set(AESGEN_GENERATED_SOURCES
     registry.c
+    common/aes128_setkey_equivalent_inverse.c
+    common/aes128_setkey_forward.c
+    common/aes128_setkey_reversed.c
+    common/aes192_setkey_equivalent_inverse.c
+    common/aes192_setkey_forward.c
+    common/aes192_setkey_reversed.c
+    common/aes256_setkey_equivalent_inverse.c
+    common/aes256_setkey_forward.c
+    common/aes256_setkey_reversed.c
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c

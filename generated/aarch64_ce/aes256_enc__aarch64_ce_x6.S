@@ -4,7 +4,7 @@
  * Variant:    aes256_enc__aarch64_ce_x6
  * Parameters: key_bits=256 direction=enc interleave=6 key_policy=auto target=aarch64-ce backend=aarch64-ce rank=100
  * Target:     generator/targets/aarch64-ce.toml (AArch64 Crypto Extensions, N-block interleaved loops)
- * Template:   templates/aarch64/variant.S.j2
+ * Template:   templates/aarch64_ce/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_enc__aarch64_ce_x6
  *
  * AArch64 Crypto Extensions, 24 usable vector registers (v0-v7, v16-v31).

@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__aarch64_neon_fixslice32
  * Parameters: key_bits=128 direction=dec isa=neon algorithm=fixslice lane_bits=32 blocks=8 gcc_sched_pressure=True target=aarch64-neon backend=neon-fixslice rank=720
  * Target:     generator/targets/aarch64-neon.toml (constant-time fixsliced AES on NEON vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__aarch64_neon_fixslice32
  *
  * NEON: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.

@@ -4,7 +4,7 @@
  * Variant:    aes256_dec__arm_neon_fixslice32
  * Parameters: key_bits=256 direction=dec isa=neon32 algorithm=fixslice lane_bits=32 blocks=8 gcc_sched_pressure=True target=arm-neon backend=neon32-fixslice rank=720
  * Target:     generator/targets/arm-neon.toml (constant-time fixsliced AES on 32-bit ARM NEON vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_dec__arm_neon_fixslice32
  *
  * NEON32: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.

@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__portable_fixslice64
  * Parameters: key_bits=128 direction=dec algorithm=fixslice word_bits=64 blocks=4 target=portable backend=portable64 rank=900
  * Target:     generator/targets/portable.toml (constant-time portable C11: fixsliced encryption, fixsliced or bitsliced inverse-round decryption)
- * Template:   templates/portable/variant.c.j2
+ * Template:   templates/c_bitsliced/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__portable_fixslice64
  *
  * S-box circuit bp113 and inverse cmt121 (circuits in generator/aesgen/algorithm/circuits/),

@@ -4,7 +4,7 @@
  * Variant:    aes192_dec__portable_bitslice32
  * Parameters: key_bits=192 direction=dec algorithm=bitslice word_bits=32 blocks=2 target=portable backend=portable32 rank=901
  * Target:     generator/targets/portable.toml (constant-time portable C11: fixsliced encryption, fixsliced or bitsliced inverse-round decryption)
- * Template:   templates/portable/variant.c.j2
+ * Template:   templates/c_bitsliced/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_dec__portable_bitslice32
  *
  * S-box circuit bp113 and inverse cmt121 (circuits in generator/aesgen/algorithm/circuits/),

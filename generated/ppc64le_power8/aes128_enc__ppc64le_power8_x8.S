@@ -4,7 +4,7 @@
  * Variant:    aes128_enc__ppc64le_power8_x8
  * Parameters: key_bits=128 direction=enc interleave=8 key_policy=auto target=ppc64le-power8 backend=ppc64le-power8 rank=100
  * Target:     generator/targets/ppc64le-power8.toml (POWER8 vector crypto, little-endian, N-block interleaved loops)
- * Template:   templates/ppc64le/variant.S.j2
+ * Template:   templates/ppc64le_p8/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_enc__ppc64le_power8_x8
  *
  * POWER8 vector crypto, little-endian, 20 volatile vector registers (v0-v19).

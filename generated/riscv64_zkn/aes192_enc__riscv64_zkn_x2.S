@@ -4,7 +4,7 @@
  * Variant:    aes192_enc__riscv64_zkn_x2
  * Parameters: key_bits=192 direction=enc interleave=2 key_policy=auto target=riscv64-zkn backend=riscv64-zkn rank=100
  * Target:     generator/targets/riscv64-zkn.toml (RV64 scalar AES (Zkn), N-block interleaved loops)
- * Template:   templates/riscv64/variant.S.j2
+ * Template:   templates/riscv64_zkn/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_enc__riscv64_zkn_x2
  *
  * RV64 scalar AES (Zkne, Zknd, Zbkb): a block in two registers, a round key in two; 21 registers to place them (9 temporaries, then s0-s11, saved).

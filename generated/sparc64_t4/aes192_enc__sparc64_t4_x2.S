@@ -4,7 +4,7 @@
  * Variant:    aes192_enc__sparc64_t4_x2
  * Parameters: key_bits=192 direction=enc interleave=2 key_policy=auto target=sparc64-t4 backend=sparc64-t4 rank=100
  * Target:     generator/targets/sparc64-t4.toml (SPARC T4 AES opcodes, N-block interleaved loops, planned key reloads)
- * Template:   templates/sparc64/variant.S.j2
+ * Template:   templates/sparc64_t4/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_enc__sparc64_t4_x2
  *
  * SPARC T4 AES opcodes: a block in two FP doubles plus a temporary, round key 0 in two integer registers, keys 1..Nr in 32 FP doubles with the data.

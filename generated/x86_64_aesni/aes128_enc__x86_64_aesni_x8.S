@@ -4,7 +4,7 @@
  * Variant:    aes128_enc__x86_64_aesni_x8
  * Parameters: key_bits=128 direction=enc interleave=8 key_policy=auto vector_bits=128 encoding=sse registers=16 target=x86_64-aesni backend=aesni rank=300
  * Target:     generator/targets/x86_64-aesni.toml (x86-64 AES-NI, 128-bit SSE registers, N-block interleaved loops)
- * Template:   templates/x86_64/variant.S.j2
+ * Template:   templates/x86_64_aes/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_enc__x86_64_aesni_x8
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.

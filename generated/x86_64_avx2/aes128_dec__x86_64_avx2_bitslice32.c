@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__x86_64_avx2_bitslice32
  * Parameters: key_bits=128 direction=dec isa=avx2 algorithm=bitslice lane_bits=32 blocks=16 gcc_sched_pressure=True target=x86_64-avx2 backend=avx2-fixslice rank=711
  * Target:     generator/targets/x86_64-avx2.toml (constant-time fixsliced AES on AVX2 vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_avx2_bitslice32
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.

@@ -4,7 +4,7 @@
  * Variant:    aes192_enc__x86_64_avx2_fixslice32
  * Parameters: key_bits=192 direction=enc isa=avx2 algorithm=fixslice lane_bits=32 blocks=16 gcc_sched_pressure=True target=x86_64-avx2 backend=avx2-fixslice rank=710
  * Target:     generator/targets/x86_64-avx2.toml (constant-time fixsliced AES on AVX2 vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_enc__x86_64_avx2_fixslice32
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.

@@ -4,7 +4,7 @@
  * Variant:    aes192_dec__x86_64_avx512_bitslice32
  * Parameters: key_bits=192 direction=dec isa=avx512 algorithm=bitslice lane_bits=32 blocks=32 gcc_sched_pressure=True target=x86_64-avx512 backend=avx512-fixslice rank=701
  * Target:     generator/targets/x86_64-avx512.toml (constant-time fixsliced AES on AVX512 vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_dec__x86_64_avx512_bitslice32
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.

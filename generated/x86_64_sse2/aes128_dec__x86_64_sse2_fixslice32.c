@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__x86_64_sse2_fixslice32
  * Parameters: key_bits=128 direction=dec isa=sse2 algorithm=fixslice lane_bits=32 blocks=8 gcc_sched_pressure=True target=x86_64-sse2 backend=sse2-fixslice rank=720
  * Target:     generator/targets/x86_64-sse2.toml (constant-time fixsliced AES on SSE2 vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_sse2_fixslice32
  *
  * SSE2: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.

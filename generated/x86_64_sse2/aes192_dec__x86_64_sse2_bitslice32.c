@@ -4,7 +4,7 @@
  * Variant:    aes192_dec__x86_64_sse2_bitslice32
  * Parameters: key_bits=192 direction=dec isa=sse2 algorithm=bitslice lane_bits=32 blocks=8 gcc_sched_pressure=True target=x86_64-sse2 backend=sse2-fixslice rank=721
  * Target:     generator/targets/x86_64-sse2.toml (constant-time fixsliced AES on SSE2 vectors)
- * Template:   templates/simd/variant.c.j2
+ * Template:   templates/c_simd/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_dec__x86_64_sse2_bitslice32
  *
  * SSE2: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.

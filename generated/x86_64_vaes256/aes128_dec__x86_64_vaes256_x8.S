@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__x86_64_vaes256_x8
  * Parameters: key_bits=128 direction=dec interleave=8 key_policy=auto vector_bits=256 encoding=vex registers=16 target=x86_64-vaes256 backend=vaes256 rank=200
  * Target:     generator/targets/x86_64-vaes256.toml (x86-64 VAES, 256-bit ymm registers (AVX2), N-vector interleaved loops)
- * Template:   templates/x86_64/variant.S.j2
+ * Template:   templates/x86_64_aes/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_vaes256_x8
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.

@@ -4,7 +4,7 @@
  * Variant:    aes128_dec__x86_64_vaes256_avx512vl_x8
  * Parameters: key_bits=128 direction=dec interleave=8 key_policy=auto vector_bits=256 encoding=evex registers=32 target=x86_64-vaes256-avx512vl backend=vaes256-avx512vl rank=150
  * Target:     generator/targets/x86_64-vaes256-avx512vl.toml (x86-64 VAES, 256-bit ymm registers with AVX-512VL (32 registers))
- * Template:   templates/x86_64/variant.S.j2
+ * Template:   templates/x86_64_aes/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_vaes256_avx512vl_x8
  *
  * 256-bit vectors (2 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.

@@ -4,7 +4,7 @@
  * Variant:    aes128_enc__x86_64_vaes512_x8
  * Parameters: key_bits=128 direction=enc interleave=8 key_policy=auto vector_bits=512 encoding=evex registers=32 target=x86_64-vaes512 backend=vaes512 rank=100
  * Target:     generator/targets/x86_64-vaes512.toml (x86-64 VAES, 512-bit zmm registers (AVX-512), N-vector interleaved loops)
- * Template:   templates/x86_64/variant.S.j2
+ * Template:   templates/x86_64_aes/variant.S.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_enc__x86_64_vaes512_x8
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.

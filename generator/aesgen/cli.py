@@ -17,18 +17,12 @@ import sys
 from pathlib import Path
 
 from . import __version__, pipeline, writer
-from .algorithm.circuits import CircuitError
-from .ir import ProgramError
-from .machine.x86_64_objdump import DisassemblyError
-from .model import ModelError
-from .render import REGENERATE, RenderError
-from .targets import TargetError
+from .errors import AesgenError
+from .render import REGENERATE
 from .tune import runner as tune_runner
-from .tune.profiles import ProfileError
-from .tune.space import SpaceError
 
-EXPECTED = (TargetError, ModelError, ProgramError, RenderError, CircuitError, DisassemblyError,
-            pipeline.SelectionError, ProfileError, SpaceError, tune_runner.TuneError, FileExistsError, OSError)
+# every error of aesgen's own is an AesgenError; OSError covers the files it reads and writes
+EXPECTED = (AesgenError, OSError)
 
 
 def _paths(args) -> pipeline.Paths:

@@ -20,6 +20,8 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
+from .errors import AesgenError
+
 # opcode -> (number of operands, writes a value?)
 OPCODES = {
     "xor": (2, True),
@@ -99,7 +101,7 @@ class Program:
         return sum(1 for op in self.ops if op.code in codes)
 
 
-class ProgramError(Exception):
+class ProgramError(AesgenError):
     pass
 
 

@@ -12,10 +12,11 @@ import random
 from collections.abc import MutableMapping, Sequence
 
 from . import reference
+from .errors import AesgenError
 from .ir import Program, check
 
 
-class ModelError(Exception):
+class ModelError(AesgenError):
     """An emitted operation sequence disagrees with the reference AES."""
 
 

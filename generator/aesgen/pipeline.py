@@ -9,14 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import features, profiles
 from .emit import EMITTERS
+from .errors import AesgenError
 from .render import Renderer
 from .targets import Target, load_targets
-from .tune import profiles
 from .variants import Variant, select
 
 ROOT = Path(__file__).resolve().parents[2]
-AGGREGATES = ("registry.c", "sources.cmake", "README.md")
+AGGREGATES = ("registry.c", "sources.cmake", "README.md", "cpu_features.h")
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,13 @@ class Paths:
     profiles: Path = ROOT / "generator" / "profiles"
 
 
-class SelectionError(Exception):
+class SelectionError(AesgenError):
     pass
 
 
 def load(paths: Paths) -> tuple[list[Target], list[Variant]]:
     targets = load_targets(paths.targets, paths.root, EMITTERS)
-    applied = profiles.load_applied(paths.profiles, paths.root, targets)
+    applied = profiles.load_applied(paths.profiles, paths.root, targets, EMITTERS)
     variants = []
     for t in targets:
         emitter = EMITTERS[t.emitter]
@@ -76,8 +77,14 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         verified = emitter.verify(built)
         for rel, text in emitter.render(built, renderer, verified):
             outputs[rel] = text
+    shared = shared_sources(variants)
+    for path, (source, guard) in shared.items():
+        if progress:
+            progress(f"[shared] {path}")
+        outputs[path] = source.render(renderer, guard)
     backends = sorted({v.backend for v in variants})
     context = {
+        "shared": sorted(shared),
         "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
                       "describe": v.describe(), "guard": compile_guard(v),
                       "features": list(v.target.cpu_features)}
@@ -85,22 +92,35 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         "backends": backends,
         "processors": _processors(variants),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
+        **features.header_context(),
     }
     for name in AGGREGATES:
         outputs[name] = renderer.render(f"{name}.j2", context=context)
     return outputs
 
 
+def shared_sources(variants: list[Variant]) -> dict:
+    """path -> (SharedSource, guard) of every file the variants share; a shared file
+    compiles wherever any of its users does (None: everywhere)."""
+    users: dict = {}
+    for v in variants:
+        for source in EMITTERS[v.target.emitter].shared(v):
+            users.setdefault(source.path, (source, set()))[1].add(compile_guard(v))
+    out = {}
+    for path, (source, guards) in sorted(users.items()):
+        guard = None if None in guards else " || ".join(f"({g})" for g in sorted(guards))
+        out[path] = (source, guard)
+    return out
+
+
 def compile_guard(v: Variant) -> str | None:
     """The preprocessor condition under which the variant's files compile to code."""
-    em = EMITTERS[v.target.emitter]
-    return em.compile_guard_of(v) if hasattr(em, "compile_guard_of") else em.compile_guard
+    return EMITTERS[v.target.emitter].compile_guard_of(v)
 
 
 def processor(v: Variant) -> str | None:
     """The CMAKE_SYSTEM_PROCESSOR pattern where that condition holds (None: any)."""
-    em = EMITTERS[v.target.emitter]
-    return em.processor_of(v) if hasattr(em, "processor_of") else em.processor
+    return EMITTERS[v.target.emitter].processor_of(v)
 
 
 def _processors(variants: list[Variant]) -> list[dict]:
@@ -112,7 +132,7 @@ def _processors(variants: list[Variant]) -> list[dict]:
         pattern = processor(v)
         entry = by.setdefault(pattern, {"pattern": pattern, "backends": set(), "asm_options": []})
         entry["backends"].add(v.backend)
-        for o in getattr(em, "assembler_options", ()):
+        for o in em.assembler_options:
             if o not in entry["asm_options"]:
                 entry["asm_options"].append(o)
     return [{**e, "backends": sorted(e["backends"])} for _, e in sorted(by.items(), key=lambda kv: kv[0] or "")]
@@ -130,7 +150,7 @@ def input_files(paths: Paths) -> list[Path]:
 
 def output_files(paths: Paths) -> list[str]:
     _, variants = load(paths)
-    return sorted([p for v in variants for p in output_paths(v)] + list(AGGREGATES))
+    return sorted([p for v in variants for p in output_paths(v)] + list(shared_sources(variants)) + list(AGGREGATES))
 
 
 def check_assembled(paths: Paths, patterns: list[str] | None = None, progress=None) -> list[str]:
@@ -138,7 +158,7 @@ def check_assembled(paths: Paths, patterns: list[str] | None = None, progress=No
     assemble, disassemble and run the result in the model. Returns one line per variant."""
     _, variants = load(paths)
     chosen = [v for v in select_variants(variants, patterns)
-              if hasattr(EMITTERS[v.target.emitter], "verify_assembled")]
+              if EMITTERS[v.target.emitter].verify_assembled is not None]
     if not chosen:
         raise SelectionError("no selected variant has machine code to check")
     renderer = Renderer(paths.templates, paths.root)

@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import __version__
+from .errors import AesgenError
 
 REGENERATE = "PYTHONPATH=generator python3 -m aesgen generate"
 
 
-class RenderError(Exception):
+class RenderError(AesgenError):
     pass
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import svgplot, writer
+from .errors import AesgenError
 
 LADDER = "16,64,256,1024,8192,1M"  # the tcrypt ladder and 1 MiB, as aesgen-bench spells it
 QUICK_ARGS = ("--repeats", "3", "--min-time-ms", "1")  # about 30 s on a 2-core VM
@@ -36,7 +37,7 @@ TUNE_FORMAT = "aesgen-tune-results/1"
 OWNED = re.compile(r"(report\.md|bench\.json|throughput-.+\.svg|interleave-.+\.svg|tune-.+\.json)")
 
 
-class ReportError(Exception):
+class ReportError(AesgenError):
     """Bad input: the message is one line and names the file or command at fault."""
 
 

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .errors import AesgenError
 
-class TargetError(Exception):
+
+class TargetError(AesgenError):
     """A target description is invalid. The message names the file and the field."""
 
 

@@ -13,25 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CPU features a variant may require (bit mask); cpu.c detects them, with the
- * OS's consent for the register state (xgetbv) where that matters. */
-enum {
-    AESGEN_CPU_NONE = 0,
-    AESGEN_CPU_AESNI = 1u << 0,
-    AESGEN_CPU_SSSE3 = 1u << 1,
-    AESGEN_CPU_AVX = 1u << 2,      /* and OS-enabled ymm state */
-    AESGEN_CPU_AVX2 = 1u << 3,
-    AESGEN_CPU_VAES = 1u << 4,
-    AESGEN_CPU_AVX512F = 1u << 5,  /* and OS-enabled zmm and opmask state */
-    AESGEN_CPU_AVX512VL = 1u << 6,
-    AESGEN_CPU_AVX512BW = 1u << 7,
-    AESGEN_CPU_ARM_AES = 1u << 8,      /* AArch64 AESE/AESD/AESMC/AESIMC (HWCAP_AES) */
-    AESGEN_CPU_PPC_VCRYPTO = 1u << 9,  /* POWER8 vcipher/vncipher (PPC_FEATURE2_VEC_CRYPTO) */
-    AESGEN_CPU_RV_ZKNE = 1u << 10,     /* RISC-V scalar AES encryption */
-    AESGEN_CPU_RV_ZKND = 1u << 11,     /* RISC-V scalar AES decryption */
-    AESGEN_CPU_SPARC_AES = 1u << 12,   /* SPARC T4 AES opcodes (HWCAP crypto + CFR AES bit) */
-    AESGEN_CPU_NEON = 1u << 13         /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
-};
+/* The AESGEN_CPU_* feature bits a variant may require (generated from the
+ * generator's feature table). */
+#include "cpu_features.h"
 
 /* Largest round-key schedule any variant may use, in bytes. */
 #define AESGEN_MAX_SCHEDULE_BYTES 1024

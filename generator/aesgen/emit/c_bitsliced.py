@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
 from ..ir import Program
+from ..features import c_mask
 from ..model import verify_block_cipher
+from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, one_of
 from ..variants import Variant
 from . import c
+from .base import Emitter
 
 KEY_BITS = (128, 192, 256)
 WORD_BITS = (32, 64)
@@ -31,11 +34,14 @@ class Built:
     core: Program
 
 
-class CBitslicedEmitter:
+class CBitslicedEmitter(Emitter):
     name = "c_bitsliced"
-    template = "portable/variant.c.j2"
+    template = "c_bitsliced/variant.c.j2"
     parameters = ("algorithm", "word_bits", "blocks")
     cpu_features: tuple[str, ...] = ()
+    # word_bits names the backend (portable32, portable64) and both stay, so only the
+    # decryption algorithm is a choice
+    sweep = Space(values={"decrypt": ("fixslice", "bitslice")}, **ALGORITHM_LISTS)
     schema = {
         "variants": {
             "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
@@ -117,7 +123,7 @@ class CBitslicedEmitter:
         facts = {
             "name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
             "direction": 0 if v.direction == "enc" else 1, "word_bits": built.layout.word_bits,
-            "blocks": built.layout.blocks, "rank": v.rank,
+            "blocks": built.layout.blocks, "rank": v.rank, "features": c_mask(v.target.cpu_features),
             "schedule_words": aes.schedule_words(v.key_bits),
             "expanded_bytes": expand.memory("rkb").length,
             "info": f"{v.param('algorithm')}d, {built.layout.word_bits}-bit words, "

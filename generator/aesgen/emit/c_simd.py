@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
 from ..ir import ALU_OPS, SHUFFLE_OPS, Program, check
+from ..features import c_mask
 from ..lanes import vectorize
 from ..model import verify_block_cipher
 from ..passes import fuse_ternary
+from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
 from . import c
+from .base import Emitter
 
 KEY_BITS = (128, 192, 256)
 MODEL_TRIALS = 2
@@ -227,10 +230,12 @@ class Built:
     scalar: Program         # the lane program: one lane's blocks in scalar C
 
 
-class CSimdEmitter:
+class CSimdEmitter(Emitter):
     name = "c_simd"
-    template = "simd/variant.c.j2"
+    template = "c_simd/variant.c.j2"
     parameters = ("isa", "algorithm", "lane_bits", "blocks", "gcc_sched_pressure")
+    sweep = Space(values={"lane_bits": (32, 64), "gcc_sched_pressure": (True, False),
+                          "decrypt": ("fixslice", "bitslice")}, **ALGORITHM_LISTS)
     cpu_features = ("avx", "avx2", "avx512f", "neon")
     # the union; each variant's own are compile_guard_of and processor_of
     processor = "^(x86_64|amd64|AMD64|aarch64|arm64|arm)"
@@ -254,12 +259,10 @@ class CSimdEmitter:
         },
     }
 
-    @staticmethod
-    def compile_guard_of(variant: Variant) -> str:
+    def compile_guard_of(self, variant: Variant) -> str:
         return ISAS[variant.param("isa")].guard
 
-    @staticmethod
-    def processor_of(variant: Variant) -> str:
+    def processor_of(self, variant: Variant) -> str:
         return ISAS[variant.param("isa")].processor
 
     def validate(self, target: Target) -> None:
@@ -342,7 +345,7 @@ class CSimdEmitter:
             "direction": 0 if v.direction == "enc" else 1, "lane_bits": lane, "lanes": built.lanes,
             "lane_blocks": built.layout.blocks, "blocks": blocks, "rank": v.rank,
             "schedule_words": aes.schedule_words(v.key_bits), "expanded_bytes": expand.memory("rkb").length,
-            "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in isa.features) or "AESGEN_CPU_NONE",
+            "features": c_mask(isa.features),
             "info": f"{v.param('algorithm')}d, {built.lanes}x{lane}-bit lanes, {blocks} blocks per batch, "
                     f"{ops} vector ops per batch",
         }

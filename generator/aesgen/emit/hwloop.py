@@ -1,21 +1,46 @@
-"""What the hardware-loop emitters share: the reference output of each mode, the block
-counts the model runs at, the key set-up as the generated C computes it, and the
-emitter methods that only differ in a subclass's _plan and _run (HwLoopEmitter)."""
+"""The hardware-loop emitters' shared skeleton: one template method per stage of the
+pipeline (validate, variants, build, verify, verify_assembled, render), the block loop
+every ISA's mode functions are written against, and the reference output of each mode.
+
+An ISA emitter is a HwLoopEmitter subclass that supplies hooks and nothing else:
+
+    machine                 its model module (machine/<isa>.py): Machine, render, parse,
+                            same, TOOLCHAIN, AES_OPS, BRANCHES
+    abi                     its calling convention (machine/abi.py)
+    loop_class              its BlockLoop subclass: the ISA's spelling of each loop step
+    mode_emitters           "ecb", "ctr", "cbc_enc", "cbc_dec" -> function(loop)
+    asm_template            its .S template
+    registers(target)       how many registers the plan may use
+    summary(built)          the first header lines
+and, where it differs from the default: need (what a mode's loop keeps in registers;
+default one register per block, MODE_NEEDS), key_order, emit_setkey (an assembly key
+set-up instead of the shared C one), isa_fields, check_isa, variant_params, lanes,
+plan_options, machine_for, render_instr, function_context, asm_context, features_of,
+interleave_info, c_align.
+"""
 
 from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from .. import reference, schedule
+from .. import reference, regplan
+from ..features import c_mask
 from ..ir import Program
-from ..model import execute
-from ..schedule import Plan, PlanError
-from ..targets import Target
+from ..machine import objdump
+from ..machine.abi import Abi
+from ..machine.common import SCHEDULE_MISALIGN, Instr, Label, MachineError, Memory
+from ..model import ModelError, expect_equal
+from ..regplan import KeyTracker, Need, Plan, PlanError
+from ..space import Space
+from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
+from . import keysetup
+from .base import Emitter, SharedSource
 
+KEY_BITS = (128, 192, 256)
 # mode -> (loop-carried values, final-round temporaries) of the parallel loops
 MODE_NEEDS = {
     "ecb": (0, 0),
@@ -31,30 +56,6 @@ def block_counts(lanes: int, step: int, extra: Sequence[int] = ()) -> list[int]:
     counts = {0, 1, 2, lanes - 1, lanes, lanes + 1, step - 1, step, step + 1,
               2 * step - 1, 2 * step, 2 * step + 1, 2 * step + lanes + 1, *extra}
     return sorted(c for c in counts if c >= 0)
-
-
-def schedule_bytes(key_programs: Sequence[Program], key: bytes, output: str) -> bytes:
-    """Run the key set-up programs in the model; return the schedule memory `output`."""
-    mem: dict = {"key": bytearray(key)}
-    for p in key_programs:
-        for m in p.memories:
-            mem.setdefault(m.name, bytearray(m.length) if m.kind == "bytes" else [0] * m.length)
-        execute(p, mem)
-    return bytes(mem[output])
-
-
-def reference_schedule(key: bytes, order: str) -> bytes:
-    """The round keys a hardware key set-up must write: "forward" (k0..kNr), "reversed"
-    (kNr..k0), or "equivalent_inverse" (FIPS-197 5.3.5: kNr, InvMixColumns(kNr-1), ..., k0)."""
-    keys = list(reference.expand_key(key))
-    if order == "reversed":
-        keys.reverse()
-    elif order == "equivalent_inverse":
-        nr = len(keys) - 1
-        keys = [keys[nr]] + [reference.mix_columns(keys[nr - i], inverse=True) for i in range(1, nr)] + [keys[0]]
-    elif order != "forward":
-        raise ValueError(order)
-    return b"".join(keys)
 
 
 def reference_mode(direction: str, mode: str, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
@@ -81,58 +82,121 @@ def reference_mode(direction: str, mode: str, key: bytes, iv: bytes, data: bytes
 
 
 def no_carry_counter(iv: bytes, count: int) -> bytes:
-    """A counter whose low 64 bits do not wrap within `count` blocks (what the C wrapper
+    """A counter whose low 64 bits do not wrap within `count` blocks (what the caller
     guarantees the loops)."""
     low = int.from_bytes(iv[8:], "big") % ((1 << 64) - count - 1)
     return iv[:8] + low.to_bytes(8, "big")
 
 
-class BlockLoop:
-    """The loop skeleton of ISAs with one block per vector register: round keys placed by
-    a schedule.Plan (tracked register by register), N blocks per iteration, then one
-    block at a time. Subclasses provide the ISA's spelling of each step:
+class Asm:
+    """Collects one function's instructions; numbers its local labels."""
 
-        reg(index)            the register object for plan register `index`
+    def __init__(self, fn: str):
+        self.fn = fn
+        self.code: list[Instr] = []
+
+    def __call__(self, op, *args, key=None, note=""):
+        self.code.append(Instr(op, tuple(args), key, note))
+
+    def label(self, name: str) -> Label:
+        return Label(f".L{self.fn}_{name}")
+
+    def place(self, label: Label) -> None:
+        self.code.append(Instr("label", (label,)))
+
+
+@dataclass
+class Function:
+    """One emitted function: its symbol, the mode it serves ("setkey" for a key set-up),
+    the register plan of its loop, and its instructions."""
+    name: str
+    mode: str
+    plan: Plan | None
+    code: list
+
+
+@dataclass
+class Built:
+    variant: Variant
+    interleave: int                       # vectors per main-loop iteration
+    lanes: int                            # blocks per vector register
+    key_programs: tuple[Program, ...]     # the C key set-up (empty when setkey is assembly)
+    setkey: Function | None               # an assembly key set-up
+    functions: list[Function]             # the mode loops
+    constants: list = field(default_factory=list)   # read-only data of the .S: (comment, bytes)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One loop of the skeleton. Each iteration takes `blocks` blocks in the plan data
+    registers `regs` (of ISA-specific `shape`). A counted stage loops while `blocks`
+    remain; the countdown stage (the last, one block at a time) while any remain.
+    `entry` is the label the previous stage exits to; an absent stage only places it."""
+    regs: list
+    blocks: int
+    loop: str = "loop"
+    entry: str | None = None
+    shape: object = None
+    countdown: bool = False
+    present: bool = True
+
+
+class BlockLoop:
+    """The loop skeleton of the hardware ISAs: round keys placed by a regplan.Plan
+    (tracked register by register), the stages of `stages()` (by default N blocks per
+    iteration, then one at a time). Subclasses provide the ISA's spelling of each step:
+
+        reg(index, shape)     the register object for plan register `index`
         load_key(reg, rnd)    load round key `rnd` from the schedule into it
+        key_memory(rnd)       round key `rnd` as a memory operand (where the plan allows)
         entry()               the function's first instructions (landing pads)
-        loop_head(n, tail)    branch to `tail` when fewer than n blocks remain
+        loop_head(n, exit)    branch to `exit` when fewer than n blocks remain
         advance(n)            move in/out on by n blocks and count them off
         loop_back(n, top)     branch to `top` while n or more blocks remain
         skip_if_none(label)   branch to `label` when no block remains
         count_down_one(top)   one block done: advance, and branch to `top` if any remain
         ret()                 return
     """
+    data_width = 1     # registers per block
 
-    def __init__(self, key_bits: int, decrypt: bool, plan, asm):
-        from ..schedule import KeyTracker
-        from .. import reference as _reference
+    def __init__(self, key_bits: int, decrypt: bool, plan: Plan, asm: Asm):
         self.asm, self.plan = asm, plan
-        self.nr = _reference.rounds_for(key_bits)
+        self.nr = reference.rounds_for(key_bits)
         self.decrypt = decrypt
         self.kt = KeyTracker()
 
-    data_width = 1     # registers per block
+    def stages(self) -> list[Stage]:
+        p = self.plan
+        nvec = len(p.data) // self.data_width
+        return [Stage(list(p.data), nvec, present=nvec > 1),
+                Stage(list(p.data[:self.data_width]), 1, loop="block", entry="tail", countdown=True)]
 
-    def _key_operand(self, idx: int):
+    def memory_key(self, shape) -> bool:
+        """Whether a streamed key of an op of this shape is read as a memory operand."""
+        return self.plan.memory_operands
+
+    def _key_operand(self, idx: int, shape=None):
         kw = self.plan.key_width
-        return self.reg(idx) if kw == 1 else tuple(self.reg(idx + i) for i in range(kw))
+        return self.reg(idx, shape) if kw == 1 else tuple(self.reg(idx + i, shape) for i in range(kw))
 
     def _track_key(self, idx: int, rnd: int) -> None:
         for i in range(self.plan.key_width):
             self.kt.load_key(idx + i, rnd)
 
-    def key(self, rnd: int):
-        """The register (or registers, for keys wider than one) holding round key `rnd`,
-        loading it into rotating registers first when it is streamed."""
+    def key(self, rnd: int, shape=None):
+        """The operand holding round key `rnd` (a register, registers for keys wider
+        than one, or memory), loading it into a rotating register first when streamed."""
         p = self.plan
         if not p.streamed(rnd):
             for i in range(p.key_width):
                 self.kt.require(p.resident[rnd] + i, rnd)
-            return self._key_operand(p.resident[rnd])
+            return self._key_operand(p.resident[rnd], shape)
+        if self.memory_key(shape):
+            return self.key_memory(rnd)
         idx = p.rotating[rnd % len(p.rotating)]
-        self.load_key(self._key_operand(idx), rnd, note=f"stream k{rnd + p.need.first_key}")
+        self.load_key(self._key_operand(idx, shape), rnd, note=f"stream k{rnd + p.need.first_key}")
         self._track_key(idx, rnd)
-        return self._key_operand(idx)
+        return self._key_operand(idx, shape)
 
     def load_resident_keys(self) -> None:
         for rnd, idx in sorted(self.plan.resident.items()):
@@ -142,86 +206,187 @@ class BlockLoop:
     def restore_borrowed(self) -> None:
         for rnd in sorted(set(self.plan.borrowed.values())):
             idx = self.plan.resident[rnd]
-            self.load_key(self._key_operand(idx), rnd, note=f"reload k{rnd + self.plan.need.first_key} (borrowed as a temporary)")
+            self.load_key(self._key_operand(idx), rnd,
+                          note=f"reload k{rnd + self.plan.need.first_key} (borrowed as a temporary)")
             self._track_key(idx, rnd)
 
     def check_keys_valid(self, where: str) -> None:
-        from ..schedule import PlanError
         held = self.kt.keys()
         for rnd, idx in self.plan.resident.items():
             for i in range(self.plan.key_width):
                 if held.get(idx + i) != rnd:
                     raise PlanError(f"{self.asm.fn}: at {where}, register {idx + i} does not hold round key {rnd}")
 
-    def parallel(self, body, setup=None, finish=None) -> None:
-        """body(plan register indices) emits one iteration over those data registers."""
-        a, p = self.asm, self.plan
-        nvec = len(p.data) // self.data_width
+    def parallel(self, body: Callable, setup: Callable | None = None, finish: Callable | None = None) -> None:
+        """body(plan data registers, shape) emits one iteration over those registers."""
+        a = self.asm
         self.entry()
         self.load_resident_keys()
         if setup:
             setup()
-        done, tail = a.label("done"), a.label("tail")
-        if nvec > 1:
-            self.loop_head(nvec, tail)
-            top = a.label("loop")
+        stages = self.stages()
+        done = a.label("done")
+        exits = [a.label(s.entry) if s.entry else None for s in stages[1:]] + [done]
+        for i, s in enumerate(stages):
+            if s.entry:
+                a.place(exits[i - 1])
+            if not s.present:
+                continue
+            where = "loop back edge" if i == 0 else f"{s.loop} loop back edge"
+            if s.countdown:
+                self.skip_if_none(done)
+                top = a.label(s.loop)
+                a.place(top)
+                body(s.regs, s.shape)
+                self.check_keys_valid(where)
+                self.count_down_one(top)
+                continue
+            self.loop_head(s.blocks, exits[i])
+            top = a.label(s.loop)
             a.place(top)
-            self.check_keys_valid("loop head")
-            body(list(p.data))
-            self.advance(nvec)
-            self.check_keys_valid("loop back edge")
-            self.loop_back(nvec, top)
-        a.place(tail)
-        self.skip_if_none(done)
-        one = a.label("block")
-        a.place(one)
-        body(list(p.data[:self.data_width]))
-        self.check_keys_valid("block loop back edge")
-        self.count_down_one(one)
+            if i == 0:
+                self.check_keys_valid("loop head")
+            body(s.regs, s.shape)
+            self.advance(s.blocks)
+            self.check_keys_valid(where)
+            self.loop_back(s.blocks, top)
         a.place(done)
         if finish:
             finish()
         self.ret()
 
 
-class Asm:
-    """Collects one function's instructions; numbers its local labels."""
-
-    def __init__(self, fn: str, instr, label):
-        self.fn = fn
-        self.code: list = []
-        self._instr, self._label = instr, label
-
-    def __call__(self, op, *args, key=None, note=""):
-        self.code.append(self._instr(op, tuple(args), key, note))
-
-    def label(self, name: str):
-        return self._label(f".L{self.fn}_{name}")
-
-    def place(self, label) -> None:
-        self.code.append(self._instr("label", (label,)))
+def interleave_check(maximum: int):
+    def check(values):
+        for v in values:
+            if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= maximum):
+                return f"{show(v)} must be \"auto\" or an integer 1..{maximum}"
+        return distinct(values)
+    return check
 
 
-@dataclass
-class Function:
-    """One emitted function: its symbol, the mode it serves ("setkey" for a key set-up),
-    the register plan of its loop, and its instructions (the target machine's Instr)."""
-    name: str
-    mode: str
-    plan: Plan | None
-    code: list
+def _range(lo: int, hi: int):
+    return lambda v: None if lo <= v <= hi else f"{v} is outside {lo}..{hi}"
 
 
-class HwLoopEmitter:
-    """Variants, validation and the model-run loop of an N-block interleaved emitter.
-    A subclass gives `_plan(target, n, mode, key_bits, policy, direction)` (raises
-    PlanError when the registers do not fit) and `_run(built, fn, keyed, count, in_place,
-    rng)` (one model run against the reference), and its Built has `variant`,
-    `interleave` and `functions`."""
+class HwLoopEmitter(Emitter):
+    """The template method of every N-block interleaved hardware loop (see the module
+    docstring for the hooks)."""
+    machine = None
+    abi: Abi
+    loop_class: type[BlockLoop] = BlockLoop
+    mode_emitters: dict = {}
+    asm_template: str = ""
+    key_order = {"enc": "forward", "dec": "equivalent_inverse"}
     independent_ops = 1          # AES ops one block offers per round (the T4 has two halves)
-    max_interleave: int | None = None
+    max_interleave = 16
+    policies = ("auto",) + regplan.POLICIES
+    isa_fields: dict = {}        # [isa] fields beyond the AES timing
+    checked = "every AES op checked to read the round key it names"
+    c_align: int | None = None   # the loops need buffers aligned to this (the C side bounces)
+    parameters = ("interleave", "key_policy")
+    # blocks in flight (the seed's two-block observation, generalised) and how round keys
+    # live in registers; other key policies can be swept with --space
+    sweep = Space(values={"interleave": (1, 2, 3, 4, 6, 8), "key_policy": ("auto",)})
+
+    @property
+    def schema(self) -> dict:
+        return {
+            "isa": {"aes_latency": Field(int, check=_range(1, 16)),
+                    "aes_issue_per_cycle": Field(int, check=_range(1, 8)), **self.isa_fields},
+            "abi": {"convention": Field(str, check=one_of((self.abi.convention,), "calling convention"))},
+            "variants": {
+                "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
+                "interleave": Field(list, item=(int, str), check=interleave_check(self.max_interleave)),
+                "key_policy": Field(list, item=str, check=one_of(self.policies, "key policy")),
+            },
+        }
+
+    mode_needs = MODE_NEEDS      # mode -> (loop-carried values, final-round temporaries)
+    chain_aux = 0                # loop-carried values of CBC encryption's one-block chain
+
+    # ------------------------------------------------------------------ hooks
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+        """What one mode's loop keeps in registers: by default one register per block."""
+        keys = reference.rounds_for(key_bits) + 1
+        if mode == "cbc" and direction == "enc":   # a chain: one block, its temporary before round 1
+            return Need(data=1, aux=self.chain_aux, temps=1, keys=keys, temp_phase="initial")
+        aux, temps = self.mode_needs[mode]
+        return Need(data=n, aux=aux, temps=temps, keys=keys)
+
+    def registers(self, target: Target) -> int:
+        raise NotImplementedError
+
+    def plan_options(self, target: Target) -> dict:
+        """Extra regplan.plan arguments: memory_operands, key_width."""
+        return {}
+
+    def lanes(self, target: Target) -> int:
+        return 1
+
+    def check_isa(self, target: Target) -> None:
+        pass
+
+    def variant_params(self, target: Target) -> tuple:
+        return ()
+
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
+        """An assembly key set-up; emitters without one get the C key set-up."""
+        raise NotImplementedError
+
+    @property
+    def has_asm_setkey(self) -> bool:
+        return type(self).emit_setkey is not HwLoopEmitter.emit_setkey
+
+    def new_constants(self, target: Target):
+        return None
+
+    def loop(self, variant: Variant, plan: Plan, asm: Asm, constants) -> BlockLoop:
+        return self.loop_class(variant.key_bits, variant.direction == "dec", plan, asm)
+
+    def summary(self, built: Built) -> list[str]:
+        raise NotImplementedError
+
+    def setkey_plan(self, built: Built) -> str:
+        return "round keys"
+
+    def machine_for(self, built: Built, mem: Memory, rodata: tuple[int, bytes] | None):
+        return self.machine.Machine(mem, "rk")
+
+    def render_instr(self, built: Built, ins: Instr) -> str:
+        return self.machine.render(ins)
+
+    def function_context(self, built: Built, fn: Function) -> dict:
+        return {"name": fn.name, "mode": fn.mode,
+                "plan": fn.plan.describe() if fn.plan else self.setkey_plan(built),
+                "lines": [self.render_instr(built, i) for i in fn.code],
+                "aes_ops": sum(1 for i in fn.code if i.op in self.machine.AES_OPS + self.key_ops)}
+
+    key_ops: tuple = ()          # key-schedule instructions counted with the AES ops
+
+    def asm_context(self, built: Built) -> dict:
+        return {}
+
+    def features_of(self, variant: Variant) -> str:
+        return c_mask(variant.target.cpu_features)
+
+    def interleave_info(self, built: Built) -> str:
+        return f"interleave {built.interleave} blocks"
+
+    # ------------------------------------------------------------------ validate, variants
+    def _interleaves(self, target: Target) -> list[int]:
+        isa = target.sections["isa"]
+        auto = regplan.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"],
+                                          independent_ops=self.independent_ops)
+        auto = min(auto, self.max_interleave)
+        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
+
+    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+        return regplan.plan(self.need(target, mode, direction, n, key_bits), self.registers(target), policy,
+                            **self.plan_options(target))
 
     def validate(self, target: Target) -> None:
+        self.check_isa(target)
         for n in self._interleaves(target):
             for policy in target.sections["variants"]["key_policy"]:
                 for bits in target.sections["variants"]["key_bits"]:
@@ -233,14 +398,6 @@ class HwLoopEmitter:
                                 raise target.error("variants.key_policy",
                                                    f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
 
-    def _interleaves(self, target: Target) -> list[int]:
-        isa = target.sections["isa"]
-        auto = schedule.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"],
-                                           independent_ops=self.independent_ops)
-        if self.max_interleave is not None:
-            auto = min(auto, self.max_interleave)
-        return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
-
     def variants(self, target: Target) -> list[Variant]:
         out = []
         spec = target.sections["variants"]
@@ -249,26 +406,189 @@ class HwLoopEmitter:
                 for key_bits in spec["key_bits"]:
                     for direction in ("enc", "dec"):
                         how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
-                        out.append(Variant(target, key_bits, direction, how,
-                                           (("interleave", n), ("key_policy", policy)), target.rank))
+                        params = (("interleave", n), ("key_policy", policy)) + self.variant_params(target)
+                        out.append(Variant(target, key_bits, direction, how, params, target.rank))
         return out
 
     def outputs(self, variant: Variant) -> list[str]:
         stem = f"{variant.target.ident}/{variant.name}"
         return [f"{stem}.S", f"{stem}.c"]
 
-    def _model_runs(self, built) -> tuple[int, list[int]]:
-        """Every function at every block count, in place and out of place, cycling through
-        the FIPS-197 key and 2 random keys; returns (runs, block counts)."""
+    # ------------------------------------------------------------------ build
+    def build(self, variant: Variant) -> Built:
+        target = variant.target
+        n = variant.param("interleave")
+        decrypt = variant.direction == "dec"
+        setkey, programs = None, ()
+        if self.has_asm_setkey:
+            asm = Asm(f"aesgen_{variant.name}_expand_key")
+            self.emit_setkey(asm, variant.key_bits, decrypt)
+            setkey = Function(asm.fn, "setkey", None, asm.code)
+        else:
+            programs = keysetup.programs(variant.key_bits, self.key_order[variant.direction])
+        constants = self.new_constants(target)
+        functions = []
+        for mode in DIRECTION_MODES[variant.direction]:
+            plan = self._plan(target, n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+            sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
+            asm = Asm(sym)
+            emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
+            emit(self.loop(variant, plan, asm, constants))
+            functions.append(Function(sym, mode, plan, asm.code))
+        return Built(variant, n, self.lanes(target), programs, setkey, functions,
+                     constants.items if constants is not None else [])
+
+    # ------------------------------------------------------------------ verify
+    @staticmethod
+    def _codes(built: Built) -> dict[str, list[Instr]]:
+        fns = ([built.setkey] if built.setkey else []) + built.functions
+        return {fn.name: fn.code for fn in fns}
+
+    def _call(self, m, mem: Memory, code: list[Instr], entry: str, args: Sequence[int], where: str) -> None:
+        """Run one function as its caller would: arguments in the ABI's registers, every
+        register the caller expects back planted with a canary and checked after."""
+        abi = self.abi
+        top = None
+        if abi.stack_bytes:
+            top = mem.add("stack", bytes(abi.stack_bytes)) + abi.stack_bytes
+            m.set_gpr(abi.stack_pointer, top)
+        for name, value in zip(abi.args, args):
+            m.set_gpr(name, value)
+        canaries = {r: 0x5A5A0000 + i for i, r in enumerate(abi.preserved)}
+        for r, value in canaries.items():
+            m.set_gpr(r, value)
+        vectors = {n: bytes([n]) * 16 for n in abi.preserved_vectors}
+        for n, value in vectors.items():
+            m.set_vector(n, value)
+        try:
+            m.run([Instr("label", (Label(entry),))] + code, entry)
+        except MachineError as e:
+            raise ModelError(f"{where}: {e}") from None
+        for r, value in canaries.items():
+            if m.gpr(r) != value:
+                raise ModelError(f"{where}: callee-saved register {r} changed")
+        for n, value in vectors.items():
+            keep = abi.preserved_vectors[n]
+            if m.vector(n)[:keep] != value[:keep]:
+                raise ModelError(f"{where}: callee-saved vector register {n} changed")
+        if top is not None and m.gpr(abi.stack_pointer) != top:
+            raise ModelError(f"{where}: the stack pointer was not restored")
+
+    def schedule_bytes(self, built: Built, key: bytes, codes: dict | None = None) -> bytes:
+        """The round keys for `key`: from the C key set-up programs, or by running the
+        assembly key set-up in the model (which must write the reference schedule)."""
+        order = self.key_order[built.variant.direction]
+        if built.setkey is None:
+            return keysetup.run_programs(built.key_programs, key, keysetup.output(order))
+        fn = built.setkey
+        nr = reference.rounds_for(built.variant.key_bits)
+        mem = Memory()
+        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
+        kp = mem.add("key", key.ljust(32, b"\0"))
+        m = self.machine_for(built, mem, None)
+        self._call(m, mem, (codes or {}).get(fn.name, fn.code), fn.name, (rk, kp), fn.name)
+        expect_equal(f"{fn.name}: round keys", mem.bytes_of("rk"), keysetup.reference_schedule(key, order))
+        return mem.bytes_of("rk")
+
+    def _run(self, built: Built, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], count: int,
+             in_place: bool, rng, rodata: tuple[int, bytes] | None = None) -> None:
+        """One model run of one mode function against the reference."""
         v = built.variant
-        rng = random.Random(zlib.crc32(v.name.encode()))
-        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(2)]
-        schedules = [(key, self.schedule_bytes(built, key)) for key in keys]
-        counts = block_counts(1, built.interleave)
+        key, sched = keyed
+        data = rng.randbytes(16 * count)
+        iv = rng.randbytes(16)
+        if fn.mode == "ctr":   # keep clear of a carry out of the low 64 bits, as the caller does
+            iv = no_carry_counter(iv, count)
+        mem = Memory()
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
+        src = mem.add("in", data)
+        dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
+        ivp = mem.add("iv", iv)
+        m = self.machine_for(built, mem, rodata)
+        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
+        self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp), where)
+        want = reference_mode(v.direction, fn.mode, key, iv, data)
+        expect_equal(where, mem.bytes_of("out"), want[0])
+        if fn.mode == "cbc":
+            expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
+
+    def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
+                 rodata: tuple[int, bytes] | None = None) -> tuple[int, list[int]]:
+        """Every function at every block count, in place and out of place, cycling through
+        the FIPS-197 key and nkeys - 1 random keys."""
+        v = built.variant
+        rng = random.Random(zlib.crc32(v.name.encode()) ^ salt)
+        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(nkeys - 1)]
+        schedules = [(key, self.schedule_bytes(built, key, codes)) for key in keys]
+        counts = block_counts(built.lanes, built.interleave * built.lanes)
         runs = 0
         for fn in built.functions:
             for count in counts:
                 for in_place in (False, True):
-                    self._run(built, fn, schedules[runs % len(schedules)], count, in_place, rng)
+                    self._run(built, fn, codes[fn.name], schedules[runs % len(schedules)], count, in_place,
+                              rng, rodata)
                     runs += 1
         return runs, counts
+
+    def verify(self, built: Built) -> str:
+        runs, counts = self._run_all(built, self._codes(built), 3, 0)
+        counted = (f"block counts {', '.join(map(str, counts))}, in place and out of place, the FIPS-197 key "
+                   f"and 2 random keys")
+        if built.setkey:
+            return (f"the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every "
+                    f"loop {runs} times: {counted}, against the reference AES, with {self.checked}")
+        return (f"the model ran every function's instruction stream {runs} times: {counted} through the "
+                f"generated key set-up, against the reference AES, with {self.checked}")
+
+    def verify_assembled(self, built: Built, files: dict[str, str], include_dir) -> str:
+        """Assemble the rendered .S with binutils, disassemble it, require every function to
+        match the emitted stream instruction for instruction, and run the disassembly in
+        the model."""
+        m = self.machine
+        listing = objdump.disassemble(files[self.outputs(built.variant)[0]], m.TOOLCHAIN, include_dir)
+        parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
+        codes, problem = objdump.match(self._codes(built), parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
+        if problem:
+            raise ModelError(problem)
+        rodata = (listing.rodata_at, listing.rodata) if m.TOOLCHAIN.link else None
+        runs, _ = self._run_all(built, codes, 2, 0xA55E, rodata)
+        return f"{len(codes)} functions, {runs} model runs of the disassembled machine code"
+
+    # ------------------------------------------------------------------ render
+    def shared(self, variant: Variant) -> list[SharedSource]:
+        if self.has_asm_setkey:
+            return []
+        return [keysetup.source(variant.key_bits, self.key_order[variant.direction])]
+
+    def c_context(self, built: Built) -> dict:
+        v = built.variant
+        order = self.key_order[v.direction]
+        facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
+                 "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
+                 "batch_blocks": built.interleave * built.lanes,
+                 "schedule_bytes": 16 * (reference.rounds_for(v.key_bits) + 1),
+                 "schedule_note": keysetup.SCHEDULE_NOTE[order],
+                 "features": self.features_of(v),
+                 "info": f"{self.interleave_info(built)}; "
+                         + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)}
+        context = {"guard": self.compile_guard, "v": facts,
+                   "functions": {fn.mode: fn.name for fn in built.functions}}
+        if built.setkey:
+            context["setkey_asm"] = built.setkey.name
+        else:
+            context["setkey_c"] = keysetup.symbol(v.key_bits, order)
+        if self.c_align:
+            context["align"] = self.c_align
+        return context
+
+    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
+        v = built.variant
+        funcs = [self.function_context(built, fn) for fn in ([built.setkey] if built.setkey else []) + built.functions]
+        summary = self.summary(built) + [f"{f['mode']}: {f['plan']}." for f in funcs if f["mode"] != "setkey"] \
+            + [f"Verified: {verified}."]
+        asm_text = renderer.render(self.asm_template, variant=v, summary=summary,
+                                   context={"functions": funcs, "guard": self.compile_guard,
+                                            **self.asm_context(built)})
+        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context=self.c_context(built))
+        stem = f"{v.target.ident}/{v.name}"
+        return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]

@@ -11,38 +11,26 @@ wrap). Every function is executed in the model (machine/riscv64.py) before writi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .. import reference
+from ..features import c_mask
+from ..machine import riscv64 as machine
+from ..machine.abi import LP64
+from ..machine.riscv64 import KEY_OPS, SAVED_POOL, SCRATCH_POOL, X
+from ..regplan import Need
+from ..targets import Target
+from .hwloop import Asm, BlockLoop, Built, HwLoopEmitter
 
-from .. import reference, schedule
-from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
-from ..machine.riscv64 import (AES_OPS, CALLEE_SAVED, KEY_OPS, SAVED_POOL, SCRATCH_POOL, Instr, Label, Machine, X,
-                               render)
-from ..model import ModelError, expect_equal
-from ..schedule import Need, Plan
-from ..targets import Field, Target, distinct, one_of, show
-from ..variants import Variant
-from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, Function, HwLoopEmitter, no_carry_counter,
-                     reference_mode, reference_schedule)
-
-KEY_BITS = (128, 192, 256)
-RK, OUT, IN, N, IV, TEST, SP = X("a0"), X("a1"), X("a2"), X("a3"), X("a4"), X("t6"), X("sp")
+RK, OUT, IN, N, IV = (X(r) for r in LP64.loop_args)
+TEST, SP = X("t6"), X(LP64.stack_pointer)
 POOL = SCRATCH_POOL + SAVED_POOL
 # loop-carried registers of each mode (two per 128-bit value)
-AUX = {"ecb": 0, "ctr": 2, "cbc": 2}
-
-
-@dataclass
-class Built:
-    variant: Variant
-    interleave: int
-    setkey: Function
-    functions: list[Function]
+MODE_NEEDS = {"ecb": 0, "ctr": 2, "cbc": 2}
 
 
 class LoopEmitter(BlockLoop):
     data_width = 2
 
-    def reg(self, idx: int) -> X:
+    def reg(self, idx: int, shape=None) -> X:
         return X(POOL[idx])
 
     def load_key(self, regs, rnd: int, note: str = "") -> None:
@@ -144,7 +132,7 @@ class LoopEmitter(BlockLoop):
 
 
 def emit_ecb(em: LoopEmitter) -> None:
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         em.load_blocks(blocks, IN)
         em.rounds(blocks)
@@ -162,7 +150,7 @@ def emit_ctr(em: LoopEmitter) -> None:
         em.asm("ld", count, IV, 8)
         em.asm("rev8", count, count, note="low 64 bits of the counter as an integer")
 
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         for j, (lo, hi) in enumerate(blocks):
             em.asm("mv", lo, nonce)
@@ -184,7 +172,7 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
         em.asm("ld", clo, IV, 0)
         em.asm("ld", chi, IV, 8)
 
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         em.load_blocks(blocks, IN)
         em.rounds(blocks)
@@ -233,7 +221,7 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
     equivalent inverse cipher's keys: reversed, the middle ones through aes64im."""
     nk, nr = key_bits // 32, reference.rounds_for(key_bits)
     first = nk // 2
-    rk, key = X("a0"), X("a1")
+    rk, key = RK, X(LP64.args[1])
     window = [X(r) for r in ("a2", "a3", "a4", "a5")]     # the last Nk words, by register
     t, inv = X("a6"), X("a7")
 
@@ -265,149 +253,44 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
     asm("ret")
 
 
-def _interleave_check(values):
-    for v in values:
-        if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8):
-            return f"{show(v)} must be \"auto\" or an integer 1..8"
-    return distinct(values)
-
-
 class Riscv64ZknEmitter(HwLoopEmitter):
     name = "riscv64_zkn"
-    parameters = ("interleave", "key_policy")
+    machine = machine
+    abi = LP64
+    loop_class = LoopEmitter
+    asm_template = "riscv64_zkn/variant.S.j2"
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
     cpu_features = ("rv_zkne", "rv_zknd")
     processor = "^riscv64$"
     compile_guard = "defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)"
-    registers = len(POOL)
-    schema = {
-        "isa": {
-            "aes_latency": Field(int, check=lambda v: None if 1 <= v <= 16 else f"{v} is outside 1..16"),
-            "aes_issue_per_cycle": Field(int, check=lambda v: None if 1 <= v <= 8 else f"{v} is outside 1..8"),
-        },
-        "abi": {"convention": Field(str, check=one_of(("lp64",), "calling convention"))},
-        "variants": {
-            "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
-            "interleave": Field(list, item=(int, str), check=_interleave_check),
-            "key_policy": Field(list, item=str, check=one_of(("auto", "partial", "streamed"), "key policy")),
-        },
-    }
+    max_interleave = 8
+    policies = ("auto", "partial", "streamed")
+    key_ops = KEY_OPS
+    checked = "every key XOR checked to read the round-key half it names"
 
-    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
         keys = reference.rounds_for(key_bits) + 1
         blocks = 1 if mode == "cbc" and direction == "enc" else n
-        aux = 0 if mode == "cbc" and direction == "enc" else AUX[mode]
-        need = Need(data=2 * blocks, aux=aux, temps=blocks, keys=keys, temp_phase="all")
-        return schedule.plan(need, self.registers, policy, key_width=2)
+        aux = 0 if mode == "cbc" and direction == "enc" else MODE_NEEDS[mode]
+        return Need(data=2 * blocks, aux=aux, temps=blocks, keys=keys, temp_phase="all")
 
-    def build(self, variant: Variant) -> Built:
-        n = variant.param("interleave")
-        decrypt = variant.direction == "dec"
-        asm = Asm(f"aesgen_{variant.name}_expand_key", Instr, Label)
-        emit_setkey(asm, variant.key_bits, decrypt)
-        setkey = Function(asm.fn, "setkey", None, asm.code)
-        functions = []
-        for mode in DIRECTION_MODES[variant.direction]:
-            plan = self._plan(variant.target, n, mode, variant.key_bits, variant.param("key_policy"),
-                              variant.direction)
-            sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
-            asm = Asm(sym, Instr, Label)
-            em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
-            {"ecb": emit_ecb, "ctr": emit_ctr}.get(mode, emit_cbc_decrypt if decrypt else emit_cbc_encrypt)(em)
-            functions.append(Function(sym, mode, plan, asm.code))
-        return Built(variant, n, setkey, functions)
+    def registers(self, target: Target) -> int:
+        return len(POOL)
 
-    def schedule_bytes(self, built: Built, key: bytes) -> bytes:
-        """Run the key set-up in the model; require the reference schedule and return it."""
-        nr = reference.rounds_for(built.variant.key_bits)
-        mem = Memory()
-        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
-        kp = mem.add("key", key.ljust(32, b"\0"))
-        m = Machine(mem, "rk")
-        m.put(X("a0"), rk)
-        m.put(X("a1"), kp)
-        canaries = {r: 0x5A5A0000 + i for i, r in enumerate(CALLEE_SAVED) if r != "sp"}
-        for r, val in canaries.items():
-            m.put(X(r), val)
-        fn = built.setkey
-        try:
-            m.run([Instr("label", (Label(fn.name),))] + fn.code, fn.name)
-        except MachineError as e:
-            raise ModelError(f"{fn.name}: {e}") from None
-        for r, val in canaries.items():
-            if m.get(X(r)) != val:
-                raise ModelError(f"{fn.name}: callee-saved register {r} changed")
-        want = reference_schedule(key, "equivalent_inverse" if built.variant.direction == "dec" else "forward")
-        expect_equal(f"{fn.name}: round keys", mem.bytes_of("rk"), want)
-        return mem.bytes_of("rk")
+    def plan_options(self, target: Target) -> dict:
+        return {"key_width": 2}
 
-    def verify(self, built: Built) -> str:
-        runs, counts = self._model_runs(built)
-        return (f"the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every "
-                f"loop {runs} times: block counts {', '.join(map(str, counts))}, in place and out of "
-                f"place, the FIPS-197 key and 2 random keys, against the reference AES, with every key "
-                f"XOR checked to read the round-key half it names")
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
+        emit_setkey(asm, key_bits, decrypt)
 
-    def _run(self, built: Built, fn: Function, keyed, count: int, in_place: bool, rng) -> None:
-        v = built.variant
-        key, sched = keyed
-        data = rng.randbytes(16 * count)
-        iv = rng.randbytes(16)
-        if fn.mode == "ctr":
-            iv = no_carry_counter(iv, count)
-        mem = Memory()
-        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
-        src = mem.add("in", data)
-        dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
-        ivp = mem.add("iv", iv)
-        stack = mem.add("stack", bytes(256))
-        m = Machine(mem, "rk")
-        for name, value in (("a0", rk), ("a1", dst), ("a2", src), ("a3", count), ("a4", ivp)):
-            m.put(X(name), value)
-        canaries = {r: 0x5A5A0000 + i for i, r in enumerate(CALLEE_SAVED) if r != "sp"}
-        for r, val in canaries.items():
-            m.put(X(r), val)
-        m.put(SP, stack + 256)
-        code = [Instr("label", (Label(fn.name),))] + fn.code
-        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
-        try:
-            m.run(code, fn.name)
-        except MachineError as e:
-            raise ModelError(f"{where}: {e}") from None
-        for r, val in list(canaries.items()) + [("sp", stack + 256)]:
-            if m.get(X(r)) != val:
-                raise ModelError(f"{where}: callee-saved register {r} not restored")
-        want = reference_mode(v.direction, fn.mode, key, iv, data)
-        expect_equal(where, mem.bytes_of("out"), want[0])
-        if fn.mode == "cbc":
-            expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
+    def setkey_plan(self, built: Built) -> str:
+        inverse = ", aes64im for the equivalent inverse cipher" if built.variant.direction == "dec" else ""
+        return f"round keys with aes64ks1i/aes64ks2{inverse}"
 
-    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
-        v = built.variant
-        keys = "aes64ks1i/aes64ks2" + (", aes64im for the equivalent inverse cipher" if v.direction == "dec" else "")
-        funcs = [{"name": fn.name, "mode": fn.mode,
-                  "plan": fn.plan.describe() if fn.plan else f"round keys with {keys}",
-                  "lines": [render(i) for i in fn.code],
-                  "aes_ops": sum(1 for i in fn.code if i.op in AES_OPS + KEY_OPS)}
-                 for fn in [built.setkey] + built.functions]
-        summary = [
-            f"RV64 scalar AES (Zkne, Zknd, Zbkb): a block in two registers, a round key in two; "
-            f"{len(POOL)} registers to place them ({len(SCRATCH_POOL)} temporaries, then s0-s11, saved).",
-            f"Interleave: {built.interleave} blocks per loop iteration, then one at a time.",
-        ] + [f"{f['mode']}: {f['plan']}." for f in funcs[1:]] + [f"Verified: {verified}."]
-        asm_text = renderer.render("riscv64/variant.S.j2", variant=v, summary=summary,
-                                   context={"functions": funcs, "guard": self.compile_guard})
-        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context={
-            "guard": self.compile_guard,
-            "v": {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
-                  "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
-                  "batch_blocks": built.interleave,
-                  "schedule_bytes": 16 * (reference.rounds_for(v.key_bits) + 1),
-                  "schedule_note": " (equivalent inverse cipher)" if v.direction == "dec" else "",
-                  "features": "AESGEN_CPU_RV_ZKNE" if v.direction == "enc" else "AESGEN_CPU_RV_ZKND",
-                  "info": f"interleave {built.interleave} blocks; "
-                          + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)},
-            "setkey_asm": built.setkey.name,
-            "functions": {fn.mode: fn.name for fn in built.functions},
-        })
-        stem = f"{v.target.ident}/{v.name}"
-        return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]
+    def features_of(self, variant) -> str:
+        return c_mask(["rv_zkne" if variant.direction == "enc" else "rv_zknd"])
+
+    def summary(self, built: Built) -> list[str]:
+        return [f"RV64 scalar AES (Zkne, Zknd, Zbkb): a block in two registers, a round key in two; "
+                f"{len(POOL)} registers to place them ({len(SCRATCH_POOL)} temporaries, then s0-s11, saved).",
+                f"Interleave: {built.interleave} blocks per loop iteration, then one at a time."]

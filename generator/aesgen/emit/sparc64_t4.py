@@ -21,39 +21,21 @@ machine code binutils produces as well.
 
 from __future__ import annotations
 
-import random
-import subprocess
-import tempfile
-import zlib
-from dataclasses import dataclass
-from pathlib import Path
+from .. import reference
+from ..machine import sparc64 as machine
+from ..machine.abi import SPARCV9
+from ..machine.sparc64 import KEXPAND, F, Mem, R, render
+from ..regplan import Need, Plan
+from ..targets import Field, Target
+from .hwloop import Asm, BlockLoop, Built, HwLoopEmitter
 
-from .. import reference, schedule
-from ..machine.common import MachineError, Memory, SCHEDULE_MISALIGN
-from ..machine.sparc64 import AES_OPS, KEXPAND, SP, F, Instr, Label, Machine, Mem, R, parse_objdump, render
-from ..model import ModelError, expect_equal
-from ..schedule import Need, Plan
-from ..targets import Field, Target, distinct, one_of, show
-from ..variants import Variant
-from .hwloop import (DIRECTION_MODES, Asm, BlockLoop, Function, HwLoopEmitter, block_counts, no_carry_counter,
-                     reference_mode, reference_schedule)
-
-KEY_BITS = (128, 192, 256)
-FRAME = 176                       # the smallest V9 frame: register save area and argument slots
-RK, OUT, IN, N, IV = R("i0"), R("i1"), R("i2"), R("i3"), R("i4")
+FRAME = SPARCV9.stack_bytes // 2  # the smallest V9 frame: register save area and argument slots
+# after `save`, the caller's argument registers %o0-%o4 are ours as %i0-%i4
+RK, OUT, IN, N, IV = (R("i" + r[1:]) for r in SPARCV9.loop_args)
 K0 = (R("l0"), R("l1"))           # round key 0, both halves
 AUX = (R("l2"), R("l3"))          # the CBC chaining block, or the CTR counter
 SCRATCH = tuple(R(n) for n in ("o0", "o1", "o2", "o3", "o4", "o5", "l4", "l5", "l6", "l7", "i5"))
-GLOBALS_KEPT = ("g2", "g3", "g4", "g5", "g6", "g7")     # the function must not touch these
 MAX_INTERLEAVE = (len(SCRATCH) - 2) // 2
-
-
-@dataclass
-class Built:
-    variant: Variant
-    interleave: int
-    setkey: Function
-    functions: list[Function]
 
 
 class LoopEmitter(BlockLoop):
@@ -64,7 +46,7 @@ class LoopEmitter(BlockLoop):
         super().__init__(key_bits, decrypt, plan, asm)
         self._out_step = 0
 
-    def reg(self, idx: int) -> F:
+    def reg(self, idx: int, shape=None) -> F:
         return F(2 * idx)
 
     def load_key(self, regs, rnd: int, note: str = "") -> None:
@@ -213,7 +195,7 @@ class LoopEmitter(BlockLoop):
 
 
 def emit_ecb(em: LoopEmitter) -> None:
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         pairs = em.scratch_pairs(len(blocks))
         em.load_pairs(pairs, IN)
@@ -235,7 +217,7 @@ def emit_ctr(em: LoopEmitter) -> None:
         em.asm("ldx", count, Mem(IV, 8), note="big-endian: the integer value of the low 64 bits")
         em.asm("xor", nonce_k0, nonce_k0, K0[0], note="counter bytes 0-7 XOR k0, fixed for the call")
 
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         pairs = em.scratch_pairs(len(blocks))
         for j, ((a, b), (_, lo)) in enumerate(zip(blocks, pairs)):
@@ -257,7 +239,7 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     def setup():
         em.load_pairs([chain], IV)
 
-    def body(regs):
+    def body(regs, shape=None):
         blocks = em.blocks(regs)
         pairs = em.scratch_pairs(len(blocks))
         em.load_pairs(pairs, IN)
@@ -308,7 +290,7 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
     the round keys in reverse order (what aes_dround* needs)."""
     nk, nr = key_bits // 32, reference.rounds_for(key_bits)
     first = nk // 2
-    rk, key = R("i0"), R("i1")
+    rk, key = RK, R("i" + SPARCV9.args[1][1:])
 
     def store(k: int) -> None:
         offset = 16 * (nr - k // 2) + 8 * (k % 2) if decrypt else 8 * k
@@ -333,222 +315,51 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
     asm("restore")
 
 
-def _interleave_check(values):
-    for v in values:
-        if v != "auto" and not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_INTERLEAVE):
-            return f"{show(v)} must be \"auto\" or an integer 1..{MAX_INTERLEAVE}"
-    return distinct(values)
-
-
 class Sparc64T4Emitter(HwLoopEmitter):
+    name = "sparc64_t4"
+    machine = machine
+    abi = SPARCV9
+    loop_class = LoopEmitter
+    asm_template = "sparc64_t4/variant.S.j2"
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
+    key_order = {"enc": "forward", "dec": "reversed"}    # aes_dround* add the key before InvMixColumns
     independent_ops = 2          # each block-round has two independent ops, one per output half
     max_interleave = MAX_INTERLEAVE
-    name = "sparc64_t4"
-    parameters = ("interleave", "key_policy")
     cpu_features = ("sparc_aes",)
     processor = "^sparc64$"
     compile_guard = "defined(__sparc__) && defined(__arch64__) && defined(__ELF__)"
     assembler_options = ("-Wa,-Av9e",)      # the T4 opcodes and VIS3 moves
-    schema = {
-        "isa": {
-            "aes_latency": Field(int, check=lambda v: None if 1 <= v <= 16 else f"{v} is outside 1..16"),
-            "aes_issue_per_cycle": Field(int, check=lambda v: None if 1 <= v <= 8 else f"{v} is outside 1..8"),
-            "fp_double_registers": Field(int, check=lambda v: None if 8 <= v <= 32 else f"{v} is outside 8..32"),
-        },
-        "abi": {"convention": Field(str, check=one_of(("sparcv9",), "calling convention"))},
-        "variants": {
-            "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
-            "interleave": Field(list, item=(int, str), check=_interleave_check),
-            "key_policy": Field(list, item=str, check=one_of(("auto",) + schedule.POLICIES, "key policy")),
-        },
-    }
+    isa_fields = {"fp_double_registers": Field(int, check=lambda v: None if 8 <= v <= 32 else f"{v} is outside 8..32")}
+    key_ops = KEXPAND
+    checked = "every AES op checked to read the round-key half it names and every load and store aligned"
+    c_align = 8                  # the loops move 8 bytes per ldx/stx
 
-    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
         blocks = 1 if mode == "cbc" and direction == "enc" else n
-        need = Need(data=2 * blocks, aux=0, temps=blocks, keys=reference.rounds_for(key_bits),
+        return Need(data=2 * blocks, aux=0, temps=blocks, keys=reference.rounds_for(key_bits),
                     temp_phase="rounds", first_key=1)
-        return schedule.plan(need, target.sections["isa"]["fp_double_registers"], policy, key_width=2)
 
-    def build(self, variant: Variant) -> Built:
-        n = variant.param("interleave")
-        decrypt = variant.direction == "dec"
-        asm = Asm(f"aesgen_{variant.name}_expand_key", Instr, Label)
-        emit_setkey(asm, variant.key_bits, decrypt)
-        setkey = Function(asm.fn, "setkey", None, asm.code)
-        functions = []
-        for mode in DIRECTION_MODES[variant.direction]:
-            plan = self._plan(variant.target, n, mode, variant.key_bits, variant.param("key_policy"),
-                              variant.direction)
-            sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
-            asm = Asm(sym, Instr, Label)
-            em = LoopEmitter(variant.key_bits, decrypt, plan, asm)
-            {"ecb": emit_ecb, "ctr": emit_ctr}.get(mode, emit_cbc_decrypt if decrypt else emit_cbc_encrypt)(em)
-            functions.append(Function(sym, mode, plan, asm.code))
-        return Built(variant, n, setkey, functions)
+    def registers(self, target: Target) -> int:
+        return target.sections["isa"]["fp_double_registers"]
 
-    def schedule_bytes(self, built: Built, key: bytes, code: list[Instr] | None = None) -> bytes:
-        """Run the key set-up in the model; require the reference key schedule (reversed
-        for decryption) and return it."""
-        nr = reference.rounds_for(built.variant.key_bits)
-        mem = Memory()
-        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
-        kp = mem.add("key", key.ljust(32, b"\0"))
-        stack = mem.add("stack", bytes(2 * FRAME))
-        m = Machine(mem, "rk")
-        m.put(R("o0"), rk)
-        m.put(R("o1"), kp)
-        m.put(SP, stack + 2 * FRAME)
-        fn = built.setkey
-        try:
-            m.run([Instr("label", (Label(fn.name),))] + (code or fn.code), fn.name)
-        except MachineError as e:
-            raise ModelError(f"{fn.name}: {e}") from None
-        want = reference_schedule(key, "reversed" if built.variant.direction == "dec" else "forward")
-        expect_equal(f"{fn.name}: round keys", mem.bytes_of("rk"), want)
-        return mem.bytes_of("rk")
+    def plan_options(self, target: Target) -> dict:
+        return {"key_width": 2}
 
-    def verify(self, built: Built) -> str:
-        runs, counts = self._run_all(built, {fn.name: fn.code for fn in self._functions(built)}, 3, 0)
-        return (f"the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every "
-                f"loop {runs} times: block counts {', '.join(map(str, counts))}, in place and out of "
-                f"place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op "
-                f"checked to read the round-key half it names and every load and store aligned")
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
+        emit_setkey(asm, key_bits, decrypt)
 
-    @staticmethod
-    def _functions(built: Built) -> list[Function]:
-        return [built.setkey] + built.functions
+    def setkey_plan(self, built: Built) -> str:
+        return "round keys with aes_kexpand0/1/2"
 
-    def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int):
-        v = built.variant
-        rng = random.Random(zlib.crc32(v.name.encode()) ^ salt)
-        keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(nkeys - 1)]
-        schedules = [(key, self.schedule_bytes(built, key, codes[built.setkey.name])) for key in keys]
-        counts = block_counts(1, built.interleave)
-        runs = 0
-        for fn in built.functions:
-            for count in counts:
-                for in_place in (False, True):
-                    self._run(built, fn, codes[fn.name], schedules[runs % len(schedules)], count, in_place, rng)
-                    runs += 1
-        return runs, counts
+    def function_context(self, built: Built, fn) -> dict:
+        assert fn.code[0].op == "save", "the template's unwind notes follow the opening save"
+        context = super().function_context(built, fn)
+        context.update(prologue=render(fn.code[0]), lines=[render(i) for i in fn.code[1:]],
+                       key_loads=sum(1 for i in fn.code if i.op == "ldd"))
+        return context
 
-    def _run(self, built: Built, fn: Function, code, keyed, count: int, in_place: bool, rng) -> None:
-        v = built.variant
-        key, sched = keyed
-        data = rng.randbytes(16 * count)
-        iv = rng.randbytes(16)
-        if fn.mode == "ctr":
-            iv = no_carry_counter(iv, count)
-        mem = Memory()
-        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
-        src = mem.add("in", data)
-        dst = mem.add("out", data, alias_of="in") if in_place else mem.add("out", bytes(16 * count))
-        ivp = mem.add("iv", iv)
-        stack = mem.add("stack", bytes(2 * FRAME))
-        m = Machine(mem, "rk")
-        for name, value in (("o0", rk), ("o1", dst), ("o2", src), ("o3", count), ("o4", ivp)):
-            m.put(R(name), value)
-        m.put(SP, stack + 2 * FRAME)
-        canaries = {f"l{i}": 0x5A5A0000 + i for i in range(8)} | {f"i{i}": 0x5B5B0000 + i for i in range(8)}
-        canaries |= {g: 0x5C5C0000 + i for i, g in enumerate(GLOBALS_KEPT)}
-        for r, val in canaries.items():
-            m.put(R(r), val)
-        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
-        try:
-            m.run([Instr("label", (Label(fn.name),))] + code, fn.name)
-        except MachineError as e:
-            raise ModelError(f"{where}: {e}") from None
-        for r, val in list(canaries.items()) + [("sp", stack + 2 * FRAME)]:
-            if m.get(R(r)) != val:
-                raise ModelError(f"{where}: the caller's {r} changed")
-        want = reference_mode(v.direction, fn.mode, key, iv, data)
-        expect_equal(where, mem.bytes_of("out"), want[0])
-        if fn.mode == "cbc":
-            expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
-
-    def verify_assembled(self, built: Built, files: dict[str, str], include_dir) -> str:
-        """Assemble the rendered .S with binutils, disassemble it, require every function to
-        match the emitted stream instruction for instruction, and run the disassembly in
-        the model."""
-        asm_text = files[self.outputs(built.variant)[0]]
-        listing = assemble_and_disassemble(asm_text, include_dir)
-        functions = parse_objdump(listing)
-        codes = {}
-        for fn in self._functions(built):
-            parsed = functions.get(fn.name)
-            if parsed is None:
-                raise ModelError(f"{fn.name}: not found in the assembled object")
-            emitted = [i for i in fn.code if i.op != "label"]
-            body = [i for i in parsed if i.op != "label"]
-            if len(emitted) != len(body):
-                raise ModelError(f"{fn.name}: {len(body)} instructions assembled, {len(emitted)} emitted")
-            for k, (e, got) in enumerate(zip(emitted, body)):
-                if not _same(e, got):
-                    raise ModelError(f"{fn.name}: instruction {k} assembled as {render(got)!r}, "
-                                     f"emitted as {render(e)!r}")
-            keyed = iter(e.key for e in emitted)
-            codes[fn.name] = [Instr(i.op, i.args, next(keyed)) if i.op != "label" else i for i in parsed]
-        runs, _ = self._run_all(built, codes, 2, 0xA55E)
-        return (f"{len(built.functions) + 1} functions, the key set-up on 2 keys and {runs} loop runs "
-                f"of the disassembled machine code in the model")
-
-    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
-        v = built.variant
-        for fn in self._functions(built):
-            assert fn.code[0].op == "save", "the template's unwind notes follow the opening save"
-        funcs = [{"name": fn.name, "mode": fn.mode,
-                  "plan": fn.plan.describe() if fn.plan else "round keys with aes_kexpand0/1/2",
-                  "prologue": render(fn.code[0]), "lines": [render(i) for i in fn.code[1:]],
-                  "aes_ops": sum(1 for i in fn.code if i.op in AES_OPS + KEXPAND),
-                  "key_loads": sum(1 for i in fn.code if i.op == "ldd")} for fn in self._functions(built)]
-        doubles = v.target.sections["isa"]["fp_double_registers"]
-        summary = [
-            f"SPARC T4 AES opcodes: a block in two FP doubles plus a temporary, round key 0 in two "
-            f"integer registers, keys 1..Nr in {doubles} FP doubles with the data.",
-            f"Interleave: {built.interleave} blocks per loop iteration, then one at a time.",
-        ] + [f"{f['mode']}: {f['plan']}." for f in funcs[1:]] + [f"Verified: {verified}."]
-        asm_text = renderer.render("sparc64/variant.S.j2", variant=v, summary=summary,
-                                   context={"functions": funcs, "guard": self.compile_guard})
-        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context={
-            "guard": self.compile_guard,
-            "v": {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
-                  "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
-                  "batch_blocks": built.interleave,
-                  "schedule_bytes": 16 * (reference.rounds_for(v.key_bits) + 1),
-                  "schedule_note": " (encryption keys in reverse order)" if v.direction == "dec" else "",
-                  "features": " | ".join(f"AESGEN_CPU_{f.upper()}" for f in v.target.cpu_features),
-                  "info": f"interleave {built.interleave} blocks; "
-                          + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)},
-            "setkey_asm": built.setkey.name,
-            "functions": {fn.mode: fn.name for fn in built.functions},
-            "align": 8,
-        })
-        stem = f"{v.target.ident}/{v.name}"
-        return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]
-
-
-def _same(emitted: Instr, parsed: Instr) -> bool:
-    if emitted.op != parsed.op or len(emitted.args) != len(parsed.args):
-        return False
-    for x, y in zip(emitted.args, parsed.args):
-        if isinstance(x, Label) or isinstance(y, Label):
-            continue                       # branch targets: the model runs them
-        if x != y:
-            return False
-    return True
-
-
-def assemble_and_disassemble(asm_text: str, include_dir) -> str:
-    """The `objdump -d` listing of the assembled text (sparc64-linux-gnu binutils)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        src, obj = Path(tmp) / "v.S", Path(tmp) / "v.o"
-        src.write_text(asm_text)
-        for cmd in (["sparc64-linux-gnu-gcc", "-c", "-Wa,-Av9e", f"-I{include_dir}", str(src), "-o", str(obj)],
-                    ["sparc64-linux-gnu-objdump", "-d", str(obj)]):
-            try:
-                done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            except FileNotFoundError:
-                raise ModelError(f"{cmd[0]} is not installed (Debian: gcc-sparc64-linux-gnu)") from None
-            if done.returncode != 0:
-                raise ModelError(f"{' '.join(cmd[:2])} failed:\n{done.stderr}")
-        return done.stdout
+    def summary(self, built: Built) -> list[str]:
+        doubles = built.variant.target.sections["isa"]["fp_double_registers"]
+        return [f"SPARC T4 AES opcodes: a block in two FP doubles plus a temporary, round key 0 in two "
+                f"integer registers, keys 1..Nr in {doubles} FP doubles with the data.",
+                f"Interleave: {built.interleave} blocks per loop iteration, then one at a time."]

@@ -9,13 +9,17 @@ so the emitter never touches them; neither does it touch x19-x28.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from . import objdump
+from .abi import AAPCS64
+from .common import EncodingError, Instr, Machine as _Machine, MachineError, Memory, inv_mix, \
+    inv_sub_shift, mix, sub_shift
+from .objdump import DisassemblyError
 
-ARGS = ("x0", "x1", "x2", "x3", "x4")
-VECTOR_POOL = tuple(range(0, 8)) + tuple(range(16, 32))   # never v8-v15 (callee-saved)
-CALLEE_SAVED_X = tuple(f"x{n}" for n in range(19, 29)) + ("x29", "x30", "sp")
+VECTOR_POOL = tuple(n for n in range(32) if n not in AAPCS64.preserved_vectors)   # never v8-v15
+TOOLCHAIN = objdump.Toolchain("aarch64-linux-gnu-", "binutils-aarch64-linux-gnu")
 
 
 @dataclass(frozen=True)
@@ -43,28 +47,8 @@ class Mem:
         return f"[{self.base}, #{self.disp}]" if self.disp else f"[{self.base}]"
 
 
-@dataclass(frozen=True)
-class Label:
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Instr:
-    op: str
-    args: tuple = ()
-    key: tuple | None = None   # the round key an AES op must read (checked by the model)
-    note: str = ""
-
-
 AES_OPS = ("aese", "aesd")
 BRANCHES = ("b", "b.lo", "b.hs", "b.ne", "b.eq", "cbz", "cbnz")
-
-
-class EncodingError(Exception):
-    pass
 
 
 def render(ins: Instr) -> str:
@@ -110,20 +94,30 @@ def render(ins: Instr) -> str:
     return f"\t{text}{comment}"
 
 
-class Machine:
+class Machine(_Machine):
     """Registers, flags and bounded memory. Vector registers carry a tag, as on x86:
     ("key", i) after loading round key i from the schedule; AES ops that name a key
     fail unless their key operand carries it."""
 
     def __init__(self, memory: Memory, schedule_region: str):
-        self.mem = memory
-        self.schedule = schedule_region
+        super().__init__(memory, schedule_region)
         self.x = {f"x{n}": 0 for n in range(31)}
         self.x["sp"] = 0
         self.v = {n: bytes(16) for n in range(32)}
         self.tag: dict[int, object] = {n: None for n in range(32)}
         self.n = self.z = self.c = False
-        self.steps = 0
+
+    def gpr(self, name: str) -> int:
+        return self.x[name]
+
+    def set_gpr(self, name: str, value: int) -> None:
+        self.x[name] = value
+
+    def vector(self, n: int) -> bytes:
+        return self.v[n]
+
+    def set_vector(self, n: int, value: bytes) -> None:
+        self.v[n] = value
 
     def _addr(self, m: Mem) -> int:
         return self.x[m.base.name] + m.disp
@@ -133,23 +127,6 @@ class Machine:
         if base <= addr < base + len(buf) and (addr - base) % 16 == 0:
             return ("key", (addr - base) // 16)
         return None
-
-    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
-        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
-        pc = labels[entry]
-        while True:
-            if pc >= len(program):
-                raise MachineError("ran off the end of the function")
-            ins = program[pc]
-            pc += 1
-            self.steps += 1
-            if self.steps > max_steps:
-                raise MachineError("no return after many steps (endless loop?)")
-            target = self.step(ins)
-            if target == "ret":
-                return
-            if target is not None:
-                pc = labels[target]
 
     def _flags(self, a: int, b: int) -> None:
         r = (a - b) & ((1 << 64) - 1)
@@ -221,3 +198,59 @@ class Machine:
             self.tag[a[0].n] = None
             return None
         raise MachineError(f"the model has no meaning for {op}")
+
+
+# ------------------------------------------------------------------ reading objdump back
+
+_BRANCH_ALIASES = {"b.cc": "b.lo", "b.lo": "b.lo", "b.cs": "b.hs", "b.hs": "b.hs", "b.ne": "b.ne",
+                   "b.eq": "b.eq", "b": "b", "cbz": "cbz", "cbnz": "cbnz"}
+
+
+def _reg(text: str):
+    m = re.fullmatch(r"v(\d+)\.16b", text)
+    if m:
+        return V(int(m.group(1)))
+    if re.fullmatch(r"x\d+|sp", text):
+        return X(text)
+    if text.startswith("#"):
+        return int(text[1:], 0)
+    raise DisassemblyError(f"cannot read operand {text!r}")
+
+
+def _mem(text: str) -> Mem:
+    m = re.fullmatch(r"\[(x\d+|sp)(?:, #(-?(?:0x[0-9a-f]+|\d+)))?\]", text)
+    if not m:
+        raise DisassemblyError(f"cannot read memory operand {text!r}")
+    return Mem(X(m.group(1)), int(m.group(2), 0) if m.group(2) else 0)
+
+
+def parse(addr: int, text: str) -> Instr | None:
+    """One line of `objdump -d` as the Instr the emitter would have written."""
+    body = text.split("//")[0].strip()
+    words = body.split(None, 1)
+    mnem, rest = words[0], (words[1] if len(words) > 1 else "")
+    ops = [o.strip() for o in re.split(r",(?![^\[]*\])", rest)] if rest else []
+    if mnem == "nop":
+        return Instr("pad")
+    if mnem in ("ret", "bti"):
+        return Instr(mnem)
+    if mnem in _BRANCH_ALIASES:
+        target = objdump.branch_label(int(ops[-1].split()[0], 16))
+        return Instr(_BRANCH_ALIASES[mnem], tuple(_reg(o) for o in ops[:-1]) + (target,))
+    if mnem in ("ldr", "ldur", "str"):
+        m = re.fullmatch(r"q(\d+)", ops[0])
+        reg = V(int(m.group(1))) if m else _reg(ops[0])
+        mem = _mem(ops[1])
+        if mnem == "str":
+            return Instr("strq", (mem, reg))
+        return Instr(f"{mnem}q" if m else "ldrx", (reg, mem))
+    if mnem == "mov":
+        m = re.fullmatch(r"v(\d+)\.d\[1\]", ops[0])
+        if m:
+            return Instr("ins", (V(int(m.group(1))), _reg(ops[1])))
+    if mnem in ("aese", "aesd", "aesmc", "aesimc", "eor", "mov", "rev", "add", "sub", "subs", "cmp"):
+        return Instr(mnem, tuple(_reg(o) for o in ops))
+    raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
+
+
+same = objdump.same_operands

@@ -1,13 +1,97 @@
-"""What every machine model shares: bounded memory regions, the error type, and the AES
-round steps on one 16-byte lane (in terms of the reference AES)."""
+"""What every machine model shares: the instruction and label types, the error types,
+bounded memory regions, the run loop, and the AES round steps on one 16-byte lane (in
+terms of the reference AES). An ISA module adds its operand types, one meaning per
+instruction (`Machine.step`), one assembler spelling (`render`) and a reader for
+objdump's listing of the assembled bytes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import reference
+from ..errors import AesgenError
 
 
-class MachineError(Exception):
+class MachineError(AesgenError):
     """An emitted instruction stream misbehaved in the model."""
+
+
+class EncodingError(AesgenError):
+    """An instruction with operands its ISA cannot encode (or aesgen must not touch)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One instruction: op and operands (destination first), `key` the round key an AES
+    op or key XOR must read (the model checks it), `note` an end-of-line comment."""
+    op: str
+    args: tuple = ()
+    key: tuple | None = None
+    note: str = ""
+
+
+class Machine:
+    """The run loop every model shares; a subclass gives `step(ins)`, which returns None
+    (fall through), "ret", or the name of the label to branch to. With `delay_slot`
+    (SPARC) a branch takes effect after the next instruction, which may not branch.
+    `gpr`/`set_gpr` and `vector`/`set_vector` name registers as the ABI (machine/abi.py)
+    does, so the model can plant and check the caller's registers."""
+    delay_slot = False
+
+    def __init__(self, memory: "Memory", schedule_region: str):
+        self.mem = memory
+        self.schedule = schedule_region
+        self.steps = 0
+
+    def step(self, ins: Instr):
+        raise NotImplementedError
+
+    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
+        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
+        pc = labels[entry]
+        pending = None          # a branch waiting for its delay slot
+        while True:
+            if pc >= len(program):
+                raise MachineError("ran off the end of the function")
+            ins = program[pc]
+            pc += 1
+            if ins.op == "label":
+                continue
+            self.steps += 1
+            if self.steps > max_steps:
+                raise MachineError("no return after many steps (endless loop?)")
+            target = self.step(ins)
+            if pending is not None:
+                if target is not None:
+                    raise MachineError(f"a control transfer ({ins.op}) sits in a delay slot")
+                target, pending = pending, None
+            elif self.delay_slot and target is not None:
+                pending = target      # the next instruction is the delay slot
+                continue
+            if target == "ret":
+                return
+            if target is not None and target != "fall":
+                pc = labels[target]
+
+    def gpr(self, name: str) -> int:
+        raise NotImplementedError
+
+    def set_gpr(self, name: str, value: int) -> None:
+        raise NotImplementedError
+
+    def vector(self, n: int) -> bytes:
+        raise NotImplementedError
+
+    def set_vector(self, n: int, value: bytes) -> None:
+        raise NotImplementedError
 
 
 def lanes_of(data: bytes) -> list[bytes]:

@@ -12,12 +12,18 @@ in reverse order. v20-v31 and r14-r31 are callee-saved and never touched.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from . import objdump
+from .abi import ELFV2
+from .common import EncodingError, Instr, Machine as _Machine, MachineError, Memory, inv_mix, \
+    inv_sub_shift, mix, sub_shift
+from .objdump import DisassemblyError
 
-VECTOR_POOL = tuple(range(0, 20))                 # v20-v31 are non-volatile
-CALLEE_SAVED_R = tuple(range(14, 32)) + (1, 2)    # and the stack and TOC pointers
+VECTOR_POOL = tuple(n for n in range(32) if n not in ELFV2.preserved_vectors)   # v0-v19
+PRESERVED_R = tuple(int(r[1:]) for r in ELFV2.preserved)
+TOOLCHAIN = objdump.Toolchain("powerpc64le-linux-gnu-", "binutils-powerpc64le-linux-gnu")
 
 
 @dataclass(frozen=True)
@@ -36,28 +42,8 @@ class R:
         return str(self.n)
 
 
-@dataclass(frozen=True)
-class Label:
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Instr:
-    op: str
-    args: tuple = ()
-    key: tuple | None = None
-    note: str = ""
-
-
 AES_OPS = ("vcipher", "vcipherlast", "vncipher", "vncipherlast")
 BRANCHES = ("b", "blt", "bge", "beq", "bne")
-
-
-class EncodingError(Exception):
-    pass
 
 
 def render(ins: Instr) -> str:
@@ -68,7 +54,7 @@ def render(ins: Instr) -> str:
     for x in a:
         if isinstance(x, V) and x.n not in VECTOR_POOL:
             raise EncodingError(f"{op}: v{x.n} is non-volatile; aesgen does not save it")
-        if isinstance(x, R) and x.n in CALLEE_SAVED_R:
+        if isinstance(x, R) and x.n in PRESERVED_R:
             raise EncodingError(f"{op}: r{x.n} is non-volatile; aesgen does not save it")
     if op in ("lxvd2x", "stxvd2x"):
         text = f"{op} 32+{a[0]}, {a[1]}, {a[2]}"
@@ -99,19 +85,29 @@ def render(ins: Instr) -> str:
     return f"\t{text}{comment}"
 
 
-class Machine:
+class Machine(_Machine):
     """Vector registers as 16 bytes in big-endian numbering; tags as on x86: ("raw", i)
     after loading round key i with lxvd2x, ("key", i) once vperm has put its bytes in
     order (and they are round key i), ("key^data", i) after XORing that with data."""
 
     def __init__(self, memory: Memory, schedule_region: str):
-        self.mem = memory
-        self.schedule = schedule_region
+        super().__init__(memory, schedule_region)
         self.r = {n: 0 for n in range(32)}
         self.v = {n: bytes(16) for n in range(32)}
         self.tag: dict[int, object] = {n: None for n in range(32)}
         self.lt = self.gt = self.eq = False
-        self.steps = 0
+
+    def gpr(self, name: str) -> int:
+        return self.r[int(name[1:])]
+
+    def set_gpr(self, name: str, value: int) -> None:
+        self.r[int(name[1:])] = value
+
+    def vector(self, n: int) -> bytes:
+        return self.v[n]
+
+    def set_vector(self, n: int, value: bytes) -> None:
+        self.v[n] = value
 
     def _schedule_index(self, addr: int) -> int | None:
         base, buf = self.mem.regions[self.schedule]
@@ -122,23 +118,6 @@ class Machine:
     def _round_key(self, i: int) -> bytes:
         base, buf = self.mem.regions[self.schedule]
         return bytes(buf[16 * i:16 * i + 16])
-
-    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
-        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
-        pc = labels[entry]
-        while True:
-            if pc >= len(program):
-                raise MachineError("ran off the end of the function")
-            ins = program[pc]
-            pc += 1
-            self.steps += 1
-            if self.steps > max_steps:
-                raise MachineError("no return after many steps (endless loop?)")
-            target = self.step(ins)
-            if target == "ret":
-                return
-            if target is not None:
-                pc = labels[target]
 
     def _ea(self, ra: R, rb: R) -> int:
         return ((self.r[ra.n] if ra.n else 0) + self.r[rb.n]) & ((1 << 64) - 1)
@@ -226,3 +205,41 @@ class Machine:
             self.v[a[0].n], self.tag[a[0].n] = out, None
             return None
         raise MachineError(f"the model has no meaning for {op}")
+
+
+# ------------------------------------------------------------------ reading objdump back
+
+def _operand(text: str):
+    m = re.fullmatch(r"(v|r|vs)(\d+)", text)
+    if m:
+        kind, n = m.group(1), int(m.group(2))
+        if kind == "vs":
+            if n < 32:
+                raise DisassemblyError(f"{text}: a VSX register outside the vector registers")
+            return V(n - 32)
+        return V(n) if kind == "v" else R(n)
+    return int(text, 0)
+
+
+def parse(addr: int, text: str) -> Instr | None:
+    """One line of `objdump -d` as the Instr the emitter would have written."""
+    words = text.split("#")[0].split(None, 1)
+    mnem, rest = words[0], (words[1] if len(words) > 1 else "")
+    ops = [o.strip() for o in rest.split(",")] if rest else []
+    if mnem == "nop" or (mnem == "ori" and ops == ["r2", "r2", "0"]):
+        return Instr("pad")                          # alignment padding (ori 2,2,0 ends a group)
+    if mnem in BRANCHES:
+        return Instr(mnem, (objdump.branch_label(int(ops[0].split()[0], 16)),))
+    if mnem == "blr":
+        return Instr("blr")
+    if mnem == "lvsl":                                # lvsl vD, 0, rB
+        return Instr("lvsl", (_operand(ops[0]), _operand(ops[2])))
+    if mnem in ("lxvd2x", "stxvd2x", "vperm", "vsldoi", "vmr", "vspltisb", "li", "addi", "cmpldi",
+                "vxor", "vadduqm") + AES_OPS:
+        return Instr(mnem, tuple(_operand(o) for o in ops))
+    raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
+
+
+same = objdump.same_operands
+# as pads alignment with nops, or with a branch over them followed by nops
+PADDING = frozenset({"pad", "b"})

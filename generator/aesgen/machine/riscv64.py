@@ -12,17 +12,21 @@ applies InvMixColumns to two columns (for the decryption keys).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import reference
-from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from . import objdump
+from .abi import LP64
+from .common import Instr, Machine as _Machine, MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from .objdump import DisassemblyError
 
 ABI_NUMBER = {"zero": 0, "ra": 1, "sp": 2, "gp": 3, "tp": 4, "t0": 5, "t1": 6, "t2": 7, "s0": 8, "s1": 9,
               **{f"a{i}": 10 + i for i in range(8)}, **{f"s{i}": 16 + i for i in range(2, 12)},
               **{f"t{i}": 25 + i for i in range(3, 7)}}
 SCRATCH_POOL = ("a5", "a6", "a7", "t0", "t1", "t2", "t3", "t4", "t5")   # t6 is the loop test's
-SAVED_POOL = tuple(f"s{i}" for i in range(12))
-CALLEE_SAVED = SAVED_POOL + ("sp", "ra", "gp", "tp")
+SAVED_POOL = tuple(r for r in LP64.preserved if r.startswith("s"))    # s0-s11, saved when used
+TOOLCHAIN = objdump.Toolchain("riscv64-linux-gnu-", "binutils-riscv64-linux-gnu")
 
 
 @dataclass(frozen=True)
@@ -31,22 +35,6 @@ class X:
 
     def __str__(self) -> str:
         return self.name
-
-
-@dataclass(frozen=True)
-class Label:
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Instr:
-    op: str
-    args: tuple = ()
-    key: tuple | None = None   # ("key", round, half) an XOR must read
-    note: str = ""
 
 
 AES_OPS = ("aes64es", "aes64esm", "aes64ds", "aes64dsm")
@@ -83,16 +71,14 @@ def render(ins: Instr) -> str:
     return f"\t{text}{comment}"
 
 
-class Machine:
+class Machine(_Machine):
     """General registers (x0 reads 0) and bounded memory; every register carries a tag,
     ("key", i, half) after loading half of round key i from the schedule."""
 
     def __init__(self, memory: Memory, schedule_region: str):
-        self.mem = memory
-        self.schedule = schedule_region
+        super().__init__(memory, schedule_region)
         self.x = {n: 0 for n in range(32)}
         self.tag: dict[int, object] = {n: None for n in range(32)}
-        self.steps = 0
 
     def reg(self, r: X) -> int:
         return ABI_NUMBER[r.name]
@@ -107,22 +93,11 @@ class Machine:
             self.x[n] = value & ((1 << 64) - 1)
             self.tag[n] = tag
 
-    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
-        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
-        pc = labels[entry]
-        while True:
-            if pc >= len(program):
-                raise MachineError("ran off the end of the function")
-            ins = program[pc]
-            pc += 1
-            self.steps += 1
-            if self.steps > max_steps:
-                raise MachineError("no return after many steps (endless loop?)")
-            target = self.step(ins)
-            if target == "ret":
-                return
-            if target is not None:
-                pc = labels[target]
+    def gpr(self, name: str) -> int:
+        return self.get(X(name))
+
+    def set_gpr(self, name: str, value: int) -> None:
+        self.put(X(name), value)
 
     def step(self, ins: Instr):
         op, a = ins.op, ins.args
@@ -197,3 +172,46 @@ class Machine:
             self.put(a[0], int.from_bytes(reference.mix_columns(cols, inverse=True)[:8], "little"))
             return None
         raise MachineError(f"the model has no meaning for {op}")
+
+
+# ------------------------------------------------------------------ reading objdump back
+
+def _operand(text: str):
+    if text in ABI_NUMBER:
+        return X(text)
+    return int(text, 0)
+
+
+def parse(addr: int, text: str) -> Instr | None:
+    """One line of `objdump -d` as the Instr the emitter would have written (objdump
+    prints compressed instructions under their full names)."""
+    words = text.split("#")[0].split(None, 1)
+    mnem, rest = words[0], (words[1] if len(words) > 1 else "")
+    ops = [o.strip() for o in rest.split(",")] if rest else []
+    if mnem in ("nop", "unimp"):
+        return Instr("pad")
+    if mnem in BRANCHES:
+        target = objdump.branch_label(int(ops[-1].split()[0], 16))
+        return Instr(mnem, tuple(_operand(o) for o in ops[:-1]) + (target,))
+    if mnem == "ret":
+        return Instr("ret")
+    if mnem in ("ld", "sd"):                          # ld rd, off(base)
+        m = re.fullmatch(r"(-?\d+)\((\w+)\)", ops[1])
+        if not m:
+            raise DisassemblyError(f"{addr:#x}: cannot read memory operand {ops[1]!r}")
+        return Instr(mnem, (X(ops[0]), X(m.group(2)), int(m.group(1))))
+    if mnem == "add" and isinstance(_operand(ops[2]), int):
+        mnem = "addi"                                 # c.addi16sp prints as add sp,sp,imm
+    if mnem in ("addi", "sltiu", "mv", "rev8", "xor", "aes64ks1i", "aes64ks2", "aes64im") + AES_OPS:
+        return Instr(mnem, tuple(_operand(o) for o in ops))
+    raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
+
+
+def _canonical(ins: Instr) -> Instr:
+    if ins.op == "addi" and ins.args[2] == 0:         # objdump prints addi rd, rs, 0 as mv
+        return Instr("mv", ins.args[:2])
+    return ins
+
+
+def same(emitted: Instr, parsed: Instr) -> bool:
+    return objdump.same_operands(_canonical(emitted), _canonical(parsed))

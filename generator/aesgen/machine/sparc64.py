@@ -19,7 +19,11 @@ import re
 from dataclasses import dataclass
 
 from .. import reference
-from .common import MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from . import objdump
+from .common import Instr, Machine as _Machine, MachineError, Memory, inv_mix, inv_sub_shift, mix, sub_shift
+from .objdump import DisassemblyError
+
+TOOLCHAIN = objdump.Toolchain("sparc64-linux-gnu-", "binutils-sparc64-linux-gnu", flags=("-Wa,-Av9e",))
 
 
 @dataclass(frozen=True)
@@ -46,22 +50,6 @@ class Mem:
 
     def __str__(self) -> str:
         return f"[{self.base}+{self.disp}]" if self.disp else f"[{self.base}]"
-
-
-@dataclass(frozen=True)
-class Label:
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Instr:
-    op: str
-    args: tuple = ()
-    key: tuple | None = None
-    note: str = ""
 
 
 AES_OPS = tuple(f"aes_{d}round{h}{l}" for d in "ed" for h in ("01", "23") for l in ("", "_l"))
@@ -107,17 +95,13 @@ def render(ins: Instr) -> str:
     return f"\t{text}{comment}"
 
 
-def _imm_or_reg(x) -> str:
-    return str(x)
-
-
-class Machine:
+class Machine(_Machine):
     """Register windows, FP doubles, %xcc carry and zero, delay slots. Doubles carry a
     tag: ("key", i, half) after ldd of half of round key i from the schedule."""
+    delay_slot = True
 
     def __init__(self, memory: Memory, schedule_region: str):
-        self.mem = memory
-        self.schedule = schedule_region
+        super().__init__(memory, schedule_region)
         self.g = {f"g{i}": 0 for i in range(8)}
         self.win = {**{f"o{i}": 0 for i in range(8)}, **{f"l{i}": 0 for i in range(8)},
                     **{f"i{i}": 0 for i in range(8)}}
@@ -125,7 +109,6 @@ class Machine:
         self.f = {n: 0 for n in range(0, 64, 2)}
         self.ftag: dict[int, object] = {n: None for n in range(0, 64, 2)}
         self.carry = self.zero = False
-        self.steps = 0
 
     def _name(self, r: R) -> str:
         return {"sp": "o6", "fp": "i6"}.get(r.name, r.name)
@@ -154,31 +137,11 @@ class Machine:
             raise MachineError(f"8-byte access at {addr:#x} is misaligned (a trap on SPARC)")
         return addr
 
-    def run(self, program: list[Instr], entry: str, max_steps: int = 2_000_000) -> None:
-        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
-        pc = labels[entry]
-        pending = None          # a branch target waiting for its delay slot
-        while True:
-            if pc >= len(program):
-                raise MachineError("ran off the end of the function")
-            ins = program[pc]
-            pc += 1
-            if ins.op == "label":
-                continue
-            self.steps += 1
-            if self.steps > max_steps:
-                raise MachineError("no return after many steps (endless loop?)")
-            target = self.step(ins)
-            if pending is not None:
-                if target is not None:
-                    raise MachineError(f"a control transfer ({ins.op}) sits in a delay slot")
-                if pending == "ret":
-                    return
-                pc = labels[pending] if pending != "fall" else pc
-                pending = None
-                continue
-            if target is not None:
-                pending = target      # the next instruction is the delay slot
+    def gpr(self, name: str) -> int:
+        return self.get(R(name))
+
+    def set_gpr(self, name: str, value: int) -> None:
+        self.put(R(name), value)
 
     def step(self, ins: Instr):
         op, a = ins.op, ins.args
@@ -214,20 +177,20 @@ class Machine:
             self.put(a[0], x ^ y if op == "xor" else x + y if op == "add" else x - y)
             return None
         if op == "ldx":
-            self.put(a[0], int.from_bytes(self.mem.read(self._addr(a[1]), 8, align=8), "big"))
+            self.put(a[0], int.from_bytes(self.mem.read(self._addr(a[1]), 8), "big"))
             return None
         if op == "stx":
-            self.mem.write(self._addr(a[0]), self.get(a[1]).to_bytes(8, "big"), align=8)
+            self.mem.write(self._addr(a[0]), self.get(a[1]).to_bytes(8, "big"))
             return None
         if op == "ldd":
             addr = self._addr(a[1])
-            self.f[a[0].n] = int.from_bytes(self.mem.read(addr, 8, align=8), "big")
+            self.f[a[0].n] = int.from_bytes(self.mem.read(addr, 8), "big")
             base, buf = self.mem.regions[self.schedule]
             inside = base <= addr < base + len(buf) and (addr - base) % 8 == 0
             self.ftag[a[0].n] = ("key", (addr - base) // 16, ((addr - base) // 8) % 2) if inside else None
             return None
         if op == "std":
-            self.mem.write(self._addr(a[0]), self.f[a[1].n].to_bytes(8, "big"), align=8)
+            self.mem.write(self._addr(a[0]), self.f[a[1].n].to_bytes(8, "big"))
             return None
         if op == "movxtod":
             self.f[a[0].n], self.ftag[a[0].n] = self.get(a[1]), None
@@ -281,8 +244,6 @@ def _sub_word(w: int) -> int:
 
 _ALIASES = {"bcs": "blu", "blu": "blu", "bcc": "bgeu", "bgeu": "bgeu", "ba": "ba", "brz": "brz", "brnz": "brnz",
             "fxord": "fxor", "fxor": "fxor"}
-_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} ){4}\s*(.*?)\s*$")
-_FUNC = re.compile(r"^[0-9a-f]+ <([\w.]+)>:$")
 
 
 def _operand(text: str):
@@ -294,82 +255,47 @@ def _operand(text: str):
     if text.startswith("["):
         m = re.fullmatch(r"\[\s*%(\w+)\s*(?:([+-])\s*(0x[0-9a-f]+|\d+))?\s*\]", text)
         if not m:
-            raise ValueError(f"cannot read memory operand {text!r}")
+            raise DisassemblyError(f"cannot read memory operand {text!r}")
         disp = int(m.group(3), 0) if m.group(3) else 0
         return Mem(R(m.group(1)), -disp if m.group(2) == "-" else disp)
     return int(text, 0)
 
 
-def parse_objdump(text: str) -> dict[str, list[Instr]]:
-    """Functions of an `objdump -d` listing as Instr lists, branch targets as labels."""
-    funcs: dict[str, list[tuple[int, Instr]]] = {}
-    cur = None
-    for raw in text.splitlines():
-        f = _FUNC.match(raw.strip())
-        if f:
-            cur = funcs.setdefault(f.group(1), [])
-            continue
-        m = _LINE.match(raw)
-        if not m or cur is None or not m.group(2):
-            continue
-        addr, body = int(m.group(1), 16), m.group(2)
-        words = body.split(None, 1)
-        mnem = words[0]
-        rest = words[1] if len(words) > 1 else ""
-        base, _, hint = mnem.partition(",")
-        if base in ("nop", "ret", "restore"):
-            cur.append((addr, Instr(base)))
-            continue
-        if base in ("inc", "dec"):      # inc [imm,] rd: add rd, imm, rd (dec: sub)
-            ops = [_operand(o) for o in rest.split(",")]
-            r, imm = ops[-1], ops[0] if len(ops) == 2 else 1
-            cur.append((addr, Instr("add" if base == "inc" else "sub", (r, r, imm))))
-            continue
-        if mnem == "b,a":                # alignment padding after the function's return
-            cur.append((addr, Instr("pad")))
-            continue
-        if base == "save":
-            ops = [o.strip() for o in rest.split(",")]
-            cur.append((addr, Instr("save", (-int(ops[1], 0),))))
-            continue
-        if base in _ALIASES:
-            op = _ALIASES[base]
-            parts = [p.strip() for p in rest.split(",")]
-            target = int(parts[-1].split()[0], 16)
-            lab = Label(f"L{target:x}")
-            if op in ("brz", "brnz"):
-                cur.append((addr, Instr(op, (_operand(parts[0]), lab))))
-            else:
-                cur.append((addr, Instr(op, (lab,))))
-            continue
-        ops = [_operand(o) for o in re.split(r",(?![^\[]*\])", rest)] if rest else []
-        if base in ("ldx", "ldd"):
-            cur.append((addr, Instr(base, (ops[1], ops[0]))))
-        elif base in ("stx", "std"):
-            cur.append((addr, Instr(base, (ops[1], ops[0]))))
-        elif base in ("xor", "add", "sub"):
-            cur.append((addr, Instr(base, (ops[2], ops[0], ops[1]))))
-        elif base in ("movxtod", "movdtox"):
-            cur.append((addr, Instr(base, (ops[1], ops[0]))))
-        elif base in AES_OPS or base == "aes_kexpand1":
-            cur.append((addr, Instr(base, (ops[3], ops[0], ops[1], ops[2]))))
-        elif base in KEXPAND:
-            cur.append((addr, Instr(base, (ops[2], ops[0], ops[1]))))
-        elif base == "cmp":
-            cur.append((addr, Instr("cmp", (ops[0], ops[1]))))
-        else:
-            raise ValueError(f"{addr:#x}: {base!r} is not an instruction aesgen emits")
-    out = {}
-    for name, items in funcs.items():
-        while items and items[-1][1].op in ("pad", "nop") and any(i.op == "restore" for _, i in items):
-            items.pop()
-        if any(i.op == "pad" for _, i in items):
-            raise ValueError(f"{name}: an annulled branch inside the function")
-        targets = {i.args[-1].name for _, i in items if i.op in BRANCHES}
-        code = []
-        for addr, ins in items:
-            if f"L{addr:x}" in targets:
-                code.append(Instr("label", (Label(f"L{addr:x}"),)))
-            code.append(ins)
-        out[name] = code
-    return out
+def parse(addr: int, text: str) -> Instr | None:
+    """One line of `objdump -d` as the Instr the emitter would have written."""
+    words = text.split("!")[0].split(None, 1)
+    mnem = words[0]
+    rest = words[1] if len(words) > 1 else ""
+    base, _, hint = mnem.partition(",")
+    if base in ("nop", "ret", "restore"):
+        return Instr(base)
+    if base in ("inc", "dec"):          # inc [imm,] rd: add rd, imm, rd (dec: sub)
+        ops = [_operand(o) for o in rest.split(",")]
+        r, imm = ops[-1], ops[0] if len(ops) == 2 else 1
+        return Instr("add" if base == "inc" else "sub", (r, r, imm))
+    if mnem == "b,a":                   # alignment padding after the function's return
+        return Instr("pad")
+    if base == "save":
+        return Instr("save", (-int(rest.split(",")[1].strip(), 0),))
+    if base in _ALIASES and _ALIASES[base] in BRANCHES:
+        op = _ALIASES[base]
+        parts = [p.strip() for p in rest.split(",")]
+        label = objdump.branch_label(int(parts[-1].split()[0], 16))
+        return Instr(op, (_operand(parts[0]), label) if op in ("brz", "brnz") else (label,))
+    base = _ALIASES.get(base, base)
+    ops = [_operand(o) for o in re.split(r",(?![^\[]*\])", rest)] if rest else []
+    if base in ("ldx", "ldd", "stx", "std", "movxtod", "movdtox"):
+        return Instr(base, (ops[1], ops[0]))
+    if base in ("xor", "add", "sub", "fxor"):
+        return Instr(base, (ops[2], ops[0], ops[1]))
+    if base in AES_OPS or base == "aes_kexpand1":
+        return Instr(base, (ops[3], ops[0], ops[1], ops[2]))
+    if base in KEXPAND:
+        return Instr(base, (ops[2], ops[0], ops[1]))
+    if base == "cmp":
+        return Instr("cmp", (ops[0], ops[1]))
+    raise DisassemblyError(f"{addr:#x}: {base!r} is not an instruction aesgen emits")
+
+
+same = objdump.same_operands
+PADDING = frozenset({"pad", "nop"})     # after the closing ret/restore

@@ -1,5 +1,6 @@
-"""x86-64: the instructions the AES loops use, each with one meaning (for the model) and
-one spelling per encoding (GNU as, AT&T operand order).
+"""x86-64: the instructions the AES loops use, each with one meaning (for the model),
+one spelling per encoding (GNU as, AT&T operand order), and a reader for objdump's
+listing of the assembled bytes.
 
 Encodings: "sse" (legacy SSE/AES-NI: two operands, the destination is also the first
 source; memory operands must be 16-byte aligned), "vex" (AVX/AVX2/VAES: three operands,
@@ -9,15 +10,17 @@ encoding allows; `check_encodable` rejects anything else before printing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import reference
-from .common import Memory, MachineError, aes_lane, lanes_of
+from . import objdump
+from .common import EncodingError, Instr, Machine as _Machine, MachineError, Memory, aes_lane, lanes_of
+from .objdump import ABSOLUTE, DisassemblyError
 
 WIDTH_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
-ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")           # SysV integer arguments
-SCRATCH_GPRS = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11")
-CALLEE_SAVED_GPRS = ("rbx", "rbp", "r12", "r13", "r14", "r15")
+GPRS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp") + tuple(f"r{n}" for n in range(8, 16))
+TOOLCHAIN = objdump.Toolchain("", "binutils", link=True)
 
 
 @dataclass(frozen=True)
@@ -70,31 +73,9 @@ class Imm:
         return f"${self.value}"
 
 
-@dataclass(frozen=True)
-class Label:
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Instr:
-    """op and operands in Intel order (destination first). `key` is the round key an AES
-    op must read (the model checks it); `note` becomes an end-of-line comment."""
-    op: str
-    args: tuple = ()
-    key: tuple | None = None
-    note: str = ""
-
-
 AES_OPS = ("aesenc", "aesenclast", "aesdec", "aesdeclast")
 VEC3_OPS = ("xor", "addq", "shufb", "lshift") + AES_OPS
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
-
-
-class EncodingError(Exception):
-    pass
 
 
 def _mnemonic(op: str, enc: str, dst: V | None) -> str:
@@ -172,29 +153,36 @@ def render(ins: Instr, enc: str) -> str:
 
 # ------------------------------------------------------------------------ the model
 
-class Machine:
-    """Registers, memory and a program counter over a list of Instr.
+class Machine(_Machine):
+    """Registers, memory and flags. Instructions take operands in Intel order
+    (destination first). `data_labels` maps the local data labels of the .S (its
+    read-only table) to addresses.
 
     Each vector register lane carries a tag: ("key", i) after a load of round key i from
     the schedule, ("key^data", i) after such a key is XORed with other data, else None.
     An AES op whose `key` field names round key i fails unless its key operand carries
     that tag: reading a clobbered key register cannot pass unnoticed."""
 
-    def __init__(self, memory: Memory, schedule_region: str, encoding: str):
-        self.mem = memory
-        self.schedule = schedule_region
+    def __init__(self, memory: Memory, schedule_region: str, encoding: str, data_labels: dict):
+        super().__init__(memory, schedule_region)
         self.enc = encoding
-        self.gpr = {name: 0 for name in SCRATCH_GPRS + CALLEE_SAVED_GPRS + ("rsp",)}
+        self.data_labels = data_labels
+        self.regs = {name: 0 for name in GPRS}
         self.vec = {n: [bytes(16)] * 4 for n in range(32)}
         self.tag: dict[int, list] = {n: [None] * 4 for n in range(32)}
         self.zf = self.cf = False
-        self.steps = 0
+
+    def gpr(self, name: str) -> int:
+        return self.regs[name]
+
+    def set_gpr(self, name: str, value: int) -> None:
+        self.regs[name] = value
 
     # operands
-    def _addr(self, m: M, labels_data: dict) -> int:
+    def _addr(self, m: M) -> int:
         if m.label is not None:
-            return labels_data[m.label] + m.disp
-        return self.gpr[m.base.name] + m.disp
+            return self.data_labels[m.label] + m.disp
+        return self.regs[m.base.name] + m.disp
 
     def _key_tag(self, addr: int, width: int) -> tuple | None:
         base, buf = self.mem.regions[self.schedule]
@@ -202,10 +190,10 @@ class Machine:
             return ("key", (addr - base) // 16)
         return None
 
-    def read_vec(self, operand, lanes: int, data_labels: dict, align: int = 1) -> tuple[list[bytes], list]:
+    def read_vec(self, operand, lanes: int, align: int = 1) -> tuple[list[bytes], list]:
         if isinstance(operand, V):
             return self.vec[operand.n][:lanes], self.tag[operand.n][:lanes]
-        addr = self._addr(operand, data_labels)
+        addr = self._addr(operand)
         data = self.mem.read(addr, 16 * lanes, align)
         tags = [self._key_tag(addr + 16 * i, 16) if lanes == 1 else None for i in range(lanes)]
         return lanes_of(data), tags
@@ -219,24 +207,7 @@ class Machine:
             self.vec[reg.n] = values + [bytes(16)] * (4 - lanes)
             self.tag[reg.n] = tags + [None] * (4 - lanes)
 
-    def run(self, program: list[Instr], entry: str, data_labels: dict, max_steps: int = 2_000_000) -> None:
-        labels = {ins.args[0].name: i for i, ins in enumerate(program) if ins.op == "label"}
-        pc = labels[entry]
-        while True:
-            if pc >= len(program):
-                raise MachineError("ran off the end of the function")
-            ins = program[pc]
-            pc += 1
-            self.steps += 1
-            if self.steps > max_steps:
-                raise MachineError("no return after many steps (endless loop?)")
-            target = self.step(ins, data_labels)
-            if target == "ret":
-                return
-            if target is not None:
-                pc = labels[target]
-
-    def step(self, ins: Instr, data_labels: dict):
+    def step(self, ins: Instr):
         op, a = ins.op, ins.args
         if op in ("label", "endbr64"):
             return None
@@ -251,39 +222,39 @@ class Machine:
             taken = {"jmp": True, "jb": self.cf, "jae": not self.cf, "jz": self.zf, "jnz": not self.zf}[op]
             return a[0].name if taken else None
         if op in ("addg", "subg", "cmpg"):
-            x = self.gpr[a[0].name]
-            y = a[1].value if isinstance(a[1], Imm) else self.gpr[a[1].name]
+            x = self.regs[a[0].name]
+            y = a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]
             r = x + y if op == "addg" else x - y
             self.cf = (r < 0) if op != "addg" else r >= 1 << 64
             r &= (1 << 64) - 1
             self.zf = r == 0
             if op != "cmpg":
-                self.gpr[a[0].name] = r
+                self.regs[a[0].name] = r
             return None
         if op == "testg":
-            r = self.gpr[a[0].name] & self.gpr[a[1].name]
+            r = self.regs[a[0].name] & self.regs[a[1].name]
             self.zf, self.cf = r == 0, False
             return None
         if op == "movg":
-            self.gpr[a[0].name] = a[1].value if isinstance(a[1], Imm) else self.gpr[a[1].name]
+            self.regs[a[0].name] = a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]
             return None
         if op == "lea":
-            self.gpr[a[0].name] = self._addr(a[1], data_labels) & ((1 << 64) - 1)
+            self.regs[a[0].name] = self._addr(a[1]) & ((1 << 64) - 1)
             return None
         # vector operations
         dst = a[0]
         if op == "store":
             src = a[1]
             lanes = src.width // 16
-            self.mem.write(self._addr(dst, data_labels), b"".join(self.vec[src.n][:lanes]))
+            self.mem.write(self._addr(dst), b"".join(self.vec[src.n][:lanes]))
             return None
         lanes = dst.width // 16
         if op == "load":
-            values, tags = self.read_vec(a[1], lanes, data_labels)
+            values, tags = self.read_vec(a[1], lanes)
             self.write_vec(dst, values, tags)    # a 16-byte load of round key i is key i
             return None
         if op == "bcast":
-            addr = self._addr(a[1], data_labels)
+            addr = self._addr(a[1])
             block = self.mem.read(addr, 16)
             self.write_vec(dst, [block] * lanes, [self._key_tag(addr, 16)] * lanes)
             return None
@@ -292,8 +263,8 @@ class Machine:
             return None
         # a legacy-SSE memory operand faults (#GP) unless it is 16-byte aligned
         align = 16 if self.enc == "sse" else 1
-        x, xt = self.read_vec(a[1], lanes, data_labels, align)
-        y, yt = self.read_vec(a[2], lanes, data_labels, align)
+        x, xt = self.read_vec(a[1], lanes, align)
+        y, yt = self.read_vec(a[2], lanes, align)
         if op == "xor":
             out = [reference.xor(p, q) for p, q in zip(x, y)]
             tags = []
@@ -323,3 +294,104 @@ class Machine:
         else:
             raise MachineError(f"the model has no meaning for {op}")
         return None
+
+
+# ------------------------------------------------------------------ reading objdump back
+
+_ALIASES = {
+    "vpxord": "xor", "vpxorq": "xor", "vpxor": "xor", "pxor": "xor",
+    "vpaddq": "addq", "paddq": "addq", "vpshufb": "shufb", "pshufb": "shufb",
+    "vaesenc": "aesenc", "vaesenclast": "aesenclast", "vaesdec": "aesdec", "vaesdeclast": "aesdeclast",
+    "aesenc": "aesenc", "aesenclast": "aesenclast", "aesdec": "aesdec", "aesdeclast": "aesdeclast",
+    "vmovdqu64": "movu", "vmovdqu": "movu", "movdqu": "movu",
+    "vmovdqa64": "mov", "vmovdqa": "mov", "movdqa": "mov",
+    "vbroadcasti32x4": "bcast", "vbroadcasti128": "bcast",
+    "add": "addg", "sub": "subg", "cmp": "cmpg", "test": "testg", "mov": "movg", "lea": "lea",
+    "jb": "jb", "jae": "jae", "je": "jz", "jz": "jz", "jne": "jnz", "jnz": "jnz", "jmp": "jmp",
+    "ret": "ret", "endbr64": "endbr64", "vzeroupper": "vzeroupper",
+    "valignq": "lshift", "vperm2i128": "lshift",
+}
+_PADDING = ("nop", "nopw", "nopl", "xchg", "data16", "cs", "int3")
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur:
+        out.append(cur)
+    return [o.strip() for o in out]
+
+
+def _operand(text: str, comment: str):
+    if text.startswith("%"):
+        name = text[1:]
+        m = re.fullmatch(r"([xyz]mm)(\d+)", name)
+        return V(m.group(1), int(m.group(2))) if m else G(name)
+    if text.startswith("$"):
+        return Imm(int(text[1:], 0))
+    m = re.fullmatch(r"(-?0x[0-9a-f]+|-?\d+)?\((%\w+)\)", text)
+    if not m:
+        raise DisassemblyError(f"cannot read operand {text!r}")
+    disp = int(m.group(1), 0) if m.group(1) else 0
+    if m.group(2) == "%rip":
+        target = re.match(r"\s*([0-9a-f]+)", comment)
+        if not target:
+            raise DisassemblyError(f"RIP-relative operand without a resolved address: {text}")
+        return M(None, int(target.group(1), 16), ABSOLUTE)
+    return M(G(m.group(2)[1:]), disp)
+
+
+def parse(addr: int, text: str) -> Instr | None:
+    """One line of `objdump -d` (AT&T) as the Instr the emitter would have written."""
+    body, _, comment = text.partition("#")
+    words = body.split(None, 1)
+    mnem = words[0]
+    if mnem in _PADDING or mnem.startswith("nop"):
+        return None
+    op = _ALIASES.get(mnem)
+    if op is None:
+        raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
+    ops = _split_operands(words[1]) if len(words) > 1 else []
+    if op in BRANCHES:
+        return Instr(op, (objdump.branch_label(int(ops[0].split()[0], 16)),))
+    args = [_operand(o, comment) for o in ops][::-1]        # AT&T -> Intel order
+    if op == "movu":
+        op = "store" if isinstance(args[0], M) else "load"
+    elif op == "lshift":
+        imm, (dst, s2, s3) = args[-1], args[:-1]            # Intel: dst, src2, src3, imm
+        expect = 0x21 if mnem == "vperm2i128" else 2 * (dst.width // 16 - 1)
+        if imm.value != expect:
+            raise DisassemblyError(f"{addr:#x}: {mnem} with immediate {imm.value:#x}, expected {expect:#x}")
+        # vperm2i128 $0x21, a, b: Intel (dst, b, a); valignq $n, b, a: Intel (dst, a, b)
+        args = [dst, s3, s2] if mnem == "vperm2i128" else [dst, s2, s3]
+    elif op in VEC3_OPS and len(args) == 2:   # legacy SSE: destination is the first source
+        args = [args[0], args[0], args[1]]
+    return Instr(op, tuple(args))
+
+
+def same(emitted: Instr, parsed: Instr) -> bool:
+    """Does the disassembled instruction say what the emitter meant?"""
+    if emitted.op in BRANCHES:
+        return emitted.op == parsed.op
+    op = emitted.op
+    if op == "bcast" and emitted.args[0].kind == "xmm":
+        op = "load"                      # a 16-byte broadcast is a plain load
+    if op != parsed.op or len(emitted.args) != len(parsed.args):
+        return False
+    for a, b in zip(emitted.args, parsed.args):
+        if isinstance(a, M) and a.label is not None:
+            if not (isinstance(b, M) and b.label == ABSOLUTE):
+                return False
+        elif isinstance(a, M) and isinstance(b, M):
+            if a.base != b.base or a.disp != b.disp:
+                return False
+        elif a != b:
+            return False
+    return True

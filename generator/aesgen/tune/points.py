@@ -15,9 +15,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import tomlwrite
 from ..targets import NAME_RE, Target, TargetError, load_target
 from ..writer import write_atomic
-from . import toml
 
 
 @dataclass
@@ -63,7 +63,7 @@ def write_points(target: Target, sweep: dict[str, list], key_bits: list[int], ou
         d["dispatch"]["backend"] = backend_pattern(i, target.backend_pattern)
         assert NAME_RE.match(p.name)
         p.path = out_dir / f"{p.name}.toml"
-        write_atomic(p.path, toml.dumps(d, header=f"Scratch sweep point written by `aesgen tune` from "
+        write_atomic(p.path, tomlwrite.dumps(d, header=f"Scratch sweep point written by `aesgen tune` from "
                                                   f"{target.display_path}; not shipped."))
         try:
             p.target = load_target(p.path, None, emitters)

@@ -34,11 +34,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import writer
+from .. import pipeline, profiles, writer
 from ..emit import EMITTERS
-from ..targets import TargetError, load_targets
-from . import host, points as points_mod, profiles
-from .space import SPACES, sweep_values
+from ..errors import AesgenError
+from ..space import sweep_values
+from ..targets import load_targets
+from . import host, points as points_mod
 
 FORMAT = "aesgen-tune-results/1"
 # Operations each mode contributes, per direction (CTR only encrypts).
@@ -46,7 +47,7 @@ MODE_OPS = {"ecb": {"enc": "ecb-enc", "dec": "ecb-dec"}, "ctr": {"enc": "ctr"},
             "cbc": {"enc": "cbc-enc", "dec": "cbc-dec"}}
 
 
-class TuneError(Exception):
+class TuneError(AesgenError):
     pass
 
 
@@ -103,10 +104,9 @@ class Sweep:
             raise TuneError(f"no target named {settings.target!r} (targets: {', '.join(sorted(by_name))})")
         self.target = by_name[settings.target]
         self.emitter = EMITTERS[self.target.emitter]
-        if self.target.emitter not in SPACES:
+        if self.emitter.sweep is None:
             raise TuneError(f"{self.target.name}: emitter {self.target.emitter} has no tunable parameters")
-        proc = getattr(self.emitter, "processor_of", None)
-        pattern = self.emitter.processor if proc is None else None
+        pattern = next((self.emitter.processor_of(v) for v in self.emitter.variants(self.target)), None)
         if pattern and not re.match(pattern, platform.machine()):
             raise TuneError(f"{self.target.name} runs on {pattern.strip('^$')}, this machine is "
                             f"{platform.machine()}: its points can be model-checked (generate) but not timed here")
@@ -116,7 +116,7 @@ class Sweep:
         for k in settings.key_bits:
             if k not in self.target.sections["variants"]["key_bits"]:
                 raise TuneError(f"--key-sizes: {self.target.name} does not emit AES-{k}")
-        self.sweep = sweep_values(self.target.emitter, self.target.sections["variants"], settings.space)
+        self.sweep = sweep_values(self.emitter, self.target.sections["variants"], settings.space)
         self.out = settings.out
         self.results_path = self.out / "results.json"
         self.doc: dict = {}
@@ -339,7 +339,7 @@ class Sweep:
                 continue                                   # e.g. decryption when only CTR is scored
             res = {"variant": v.name, "point": p.index, "backend": backend, "key_bits": v.key_bits,
                    "direction": v.direction, "params": {k: x for k, x in v.params},
-                   "tuned": {k: x for k, x in p.params.items() if SPACES[self.target.emitter].relevant(k, v.direction)},
+                   "tuned": {k: x for k, x in p.params.items() if self.emitter.sweep.relevant(k, v.direction)},
                    "status": "ok", "reason": "", "rounds": len(benches), "ops": {}, "score": None}
             self.doc["results"].append(res)
             if failures:
@@ -433,7 +433,6 @@ def apply(paths, doc: dict) -> tuple[Path, list[str], list[str]]:
     """Install the profile, name it in applied.toml and regenerate. Refuses when a key size
     and direction that was swept has no verified winner. Choices an earlier profile of the
     same target and family made for key sizes or directions not swept now are kept."""
-    from .. import pipeline
     wanted = {(k, d) for k in doc["settings"]["key_bits"] for d in ("enc", "dec") if doc["settings"]["ops"][d]}
     have = {(w["key_bits"], w["direction"]) for w in doc["winners"]}
     missing = sorted(wanted - have)
@@ -451,7 +450,7 @@ def apply(paths, doc: dict) -> tuple[Path, list[str], list[str]]:
     keep = []
     if old_profile is not None:
         emitter = next(t.emitter for t in load_targets(paths.targets, paths.root, EMITTERS) if t.name == target)
-        keep = list(profiles.load_profile(dest, paths.root, emitter).choices)
+        keep = list(profiles.load_profile(dest, paths.root, EMITTERS[emitter]).choices)
     writer.write_atomic(dest, profile_text(doc, keep))
     applied[target] = family
     writer.write_atomic(paths.profiles / profiles.APPLIED, profiles.dumps_applied(applied))

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ... import reference
+from ...errors import AesgenError
 
 _DIR = Path(__file__).resolve().parent
 _GATE = re.compile(r"^(\w+) = (\w+) (\^|&|xnor) (\w+)$")
@@ -26,7 +27,7 @@ FORWARD = ("bp113",)
 INVERSE = ("cmt121",)
 
 
-class CircuitError(Exception):
+class CircuitError(AesgenError):
     pass
 
 

@@ -6,7 +6,7 @@
 
 A profile lists, per key size and direction, the winning values of the target's
 [variants] parameters. Applying it rebuilds that key size and direction from the target
-with those values (see space.py: choices replace the list, algorithm lists are reordered),
+with those values (space.py: choices replace the list, algorithm lists are reordered),
 so every profiled variant is still built and checked by the model like any other.
 """
 
@@ -18,17 +18,17 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..targets import Target, TargetError, display_path, validate_tables
-from ..variants import DIRECTIONS, Variant
-from . import toml
-from .space import SPACES
+from . import tomlwrite
+from .errors import AesgenError
+from .targets import Target, TargetError, display_path, validate_tables
+from .variants import DIRECTIONS, Variant
 
 APPLIED = "applied.toml"
 FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 KEY_BITS = (128, 192, 256)
 
 
-class ProfileError(Exception):
+class ProfileError(AesgenError):
     """A profile or applied.toml is invalid; the message names the file and the field."""
 
 
@@ -58,7 +58,7 @@ def _read(path: Path, display: str) -> dict:
         raise ProfileError(f"{display}: cannot read: {e}") from None
 
 
-def load_profile(path: Path, root: Path | None, emitter: str) -> Profile:
+def load_profile(path: Path, root: Path | None, emitter) -> Profile:
     display = display_path(path, root)
     doc = _read(path, display)
     head = doc.get("profile")
@@ -72,7 +72,7 @@ def load_profile(path: Path, root: Path | None, emitter: str) -> Profile:
     unknown = set(doc) - {"profile", "choice"}
     if unknown:
         raise ProfileError(f"{display}: {sorted(unknown)[0]}: unknown table (expected: profile, choice)")
-    space = SPACES.get(emitter)
+    space = emitter.sweep
     choices, seen = [], set()
     for i, c in enumerate(doc.get("choice", [])):
         where = f"{display}: choice[{i}]"
@@ -90,7 +90,7 @@ def load_profile(path: Path, root: Path | None, emitter: str) -> Profile:
             raise ProfileError(f"{where}.params: expected a non-empty inline table")
         for k, v in params.items():
             if space is None or k not in space.values:
-                raise ProfileError(f"{where}.params.{k}: not a tunable parameter of emitter {emitter!r}")
+                raise ProfileError(f"{where}.params.{k}: not a tunable parameter of emitter {emitter.name!r}")
             if not isinstance(v, (int, str, bool)):
                 raise ProfileError(f"{where}.params.{k}: expected an integer, string or boolean, got {v!r}")
             if not space.relevant(k, d):
@@ -103,7 +103,7 @@ def load_profile(path: Path, root: Path | None, emitter: str) -> Profile:
     return Profile(target, family, display, tuple(choices), head)
 
 
-def load_applied(profiles_dir: Path, root: Path | None, targets: list[Target]) -> dict[str, Profile]:
+def load_applied(profiles_dir: Path, root: Path | None, targets: list[Target], emitters: dict) -> dict[str, Profile]:
     """The profile applied to each target (none when applied.toml is absent)."""
     path = profiles_dir / APPLIED
     if not path.is_file():
@@ -122,7 +122,7 @@ def load_applied(profiles_dir: Path, root: Path | None, targets: list[Target]) -
         ppath = profiles_dir / name / f"{family}.toml"
         if not ppath.is_file():
             raise ProfileError(f"{display}: applied.{name}: {display_path(ppath, root)} does not exist")
-        out[name] = load_profile(ppath, root, by_name[name].emitter)
+        out[name] = load_profile(ppath, root, emitters[by_name[name].emitter])
     return out
 
 
@@ -145,7 +145,7 @@ def applied_files(profiles_dir: Path) -> list[Path]:
 def variants_with_profile(target: Target, emitter, profile: Profile) -> list[Variant]:
     """The target's variants with each profiled key size and direction rebuilt from the
     winning parameters; the rest as the target describes them."""
-    space = SPACES[target.emitter]
+    space = emitter.sweep
     spec = target.sections["variants"]
     out, covered = [], set()
     for c in profile.choices:
@@ -176,14 +176,14 @@ def dumps_profile(target: str, family: str, info: dict, choices: list[Choice]) -
     head = {"target": target, "cpu_family": family, **info}
     body = [{"key_bits": c.key_bits, "direction": c.direction, "params": dict(c.params),
              **({"score": round(c.score, 4)} if c.score is not None else {})} for c in choices]
-    return toml.dumps({"profile": head, "choice": body},
+    return tomlwrite.dumps({"profile": head, "choice": body},
                       header=f"Tuned profile of {target} for {family}, written by `aesgen tune`.\n"
                              "`generate` uses it when applied.toml names it. score: geometric mean\n"
                              "of the measured operations' median MB/s.")
 
 
 def dumps_applied(applied: dict[str, str]) -> str:
-    return toml.dumps({"applied": dict(sorted(applied.items()))},
+    return tomlwrite.dumps({"applied": dict(sorted(applied.items()))},
                       header="Which tuned profile sets each target's defaults in generated/\n"
                              "(<target>/<cpu-family>.toml). Written by `aesgen tune --apply`; edit freely.")
 

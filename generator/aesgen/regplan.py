@@ -27,11 +27,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .errors import AesgenError
+
 POLICIES = ("resident", "borrow", "partial", "streamed")
 ROTATING = 2   # registers streamed keys pass through: one in use, the next one loading
 
 
-class PlanError(Exception):
+class PlanError(AesgenError):
     pass
 
 

@@ -1,5 +1,6 @@
-"""Which [variants] parameters of each kind of target a sweep may vary, and the values
-swept when the user names none.
+"""What `tune` may vary in a kind of target: each emitter declares a Space (its `sweep`)
+naming the [variants] parameters a sweep may vary and the values swept when the user
+names none.
 
 Two kinds of parameter:
   - a *choice* (interleave, key policy, lane width, scheduling): applying a profile
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import AesgenError
+
 
 @dataclass(frozen=True)
 class Space:
@@ -26,26 +29,11 @@ class Space:
         return self.direction_of.get(param, direction) == direction
 
 
-_ALGORITHMS = dict(ordered=frozenset({"encrypt", "decrypt"}), direction_of={"encrypt": "enc", "decrypt": "dec"})
-# Hardware loops: blocks in flight (the seed's two-block observation, generalised) and how
-# round keys live in registers. Unlisted key policies can be swept with --space.
-_HWLOOP = Space(values={"interleave": (1, 2, 3, 4, 6, 8), "key_policy": ("auto",)})
-
-SPACES: dict[str, Space] = {
-    "x86_64_aes": _HWLOOP,
-    "aarch64_ce": _HWLOOP,
-    "ppc64le_p8": _HWLOOP,
-    "riscv64_zkn": _HWLOOP,
-    "sparc64_t4": _HWLOOP,
-    "c_simd": Space(values={"lane_bits": (32, 64), "gcc_sched_pressure": (True, False),
-                            "decrypt": ("fixslice", "bitslice")}, **_ALGORITHMS),
-    # portable: word_bits names the backend (portable32, portable64); both stay, so only
-    # the decryption algorithm is a choice.
-    "c_bitsliced": Space(values={"decrypt": ("fixslice", "bitslice")}, **_ALGORITHMS),
-}
+# the keyword arguments of a Space whose [variants] list algorithms per direction
+ALGORITHM_LISTS = dict(ordered=frozenset({"encrypt", "decrypt"}), direction_of={"encrypt": "enc", "decrypt": "dec"})
 
 
-class SpaceError(Exception):
+class SpaceError(AesgenError):
     pass
 
 
@@ -58,12 +46,13 @@ def parse_value(text: str):
     return t
 
 
-def sweep_values(emitter: str, listed: dict, overrides: list[str] | None) -> dict[str, list]:
-    """The values to sweep per parameter: the defaults plus what the target lists (except
-    "auto", which a sweep resolves by trying numbers), or exactly what --space gives."""
-    space = SPACES.get(emitter)
+def sweep_values(emitter, listed: dict, overrides: list[str] | None) -> dict[str, list]:
+    """The values to sweep per parameter of a target of `emitter`: the defaults plus what
+    the target lists (except "auto", which a sweep resolves by trying numbers), or
+    exactly what --space gives."""
+    space = emitter.sweep
     if space is None:
-        raise SpaceError(f"targets of emitter {emitter!r} have no tunable parameters")
+        raise SpaceError(f"targets of emitter {emitter.name!r} have no tunable parameters")
     out: dict[str, list] = {}
     for p, defaults in space.values.items():
         vals = list(defaults)
@@ -77,7 +66,7 @@ def sweep_values(emitter: str, listed: dict, overrides: list[str] | None) -> dic
         if not eq or not text.strip():
             raise SpaceError(f"--space {item!r}: expected NAME=V1,V2,... (e.g. interleave=1,2,4,8)")
         if name not in space.values:
-            raise SpaceError(f"--space {item!r}: {name!r} is not tunable for emitter {emitter!r} "
+            raise SpaceError(f"--space {item!r}: {name!r} is not tunable for emitter {emitter.name!r} "
                              f"(tunable: {', '.join(space.values)})")
         vals = [parse_value(x) for x in text.split(",") if x.strip()]
         if not vals or len(set(map(repr, vals))) != len(vals):

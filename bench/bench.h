@@ -5,6 +5,15 @@
  * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process), BearSSL
  * ct64, RustCrypto aes 0.6 (soft backend) and libgcrypt when they were found
  * at configure time, over the same operations, key sizes and message sizes.
+ *
+ * Files: aesgen_bench.c (main), bench_args.c (command line), bench_run.c
+ * (set-up of a run), bench_measure.c (correctness check, measurement,
+ * statistics), bench_report_text.c and bench_report_json.c (output),
+ * bench_data.c (operations and test data), bench_impls.c (the aesgen and
+ * OpenSSL rows, the table of optional peers), bench_peer.c (the
+ * OpenSSL-masked child), bench_clock.c (clocks, counters, pinning, machine
+ * facts) and peers/<peer>.c (one optional peer library each, compiled only
+ * when CMake found it).
  */
 #ifndef AESGEN_BENCH_H
 #define AESGEN_BENCH_H
@@ -12,7 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- operations ------------------------------------------------------ */
+#if defined(__GNUC__)
+#define BENCH_PRINTF(fmt_arg, first) __attribute__((format(printf, fmt_arg, first)))
+#else
+#define BENCH_PRINTF(fmt_arg, first)
+#endif
+
+/* ---- operations (bench_data.c) --------------------------------------- */
 
 enum bench_op {
     OP_ECB_ENC = 0,
@@ -32,7 +47,7 @@ int bench_op_is_decrypt(int op);
 int bench_op_from_name(const char *s); /* -1 if unknown */
 int bench_key_index(unsigned bits);    /* -1 if not 128/192/256 */
 
-/* ---- deterministic test data ----------------------------------------- */
+/* ---- deterministic test data (bench_data.c) -------------------------- */
 
 void bench_key(int k, uint8_t key[32]);                /* key bytes for key index k */
 void bench_fill(uint8_t *buf, size_t len);             /* canonical message bytes */
@@ -47,10 +62,10 @@ void bench_copy(char *dst, size_t n, const char *src);
 void bench_start_iv(int op, int ctr32, uint8_t iv[16]);
 
 /* One-shot reference output by OpenSSL EVP in this process (fresh context,
- * in place on buf): 0 on success. */
+ * in place on buf): 0 on success. In bench_impls.c, beside the OpenSSL row. */
 int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len);
 
-/* ---- clocks and counters -------------------------------------------- */
+/* ---- clocks and counters (bench_clock.c) ----------------------------- */
 
 enum counter_kind { CNT_NONE = 0, CNT_PERF, CNT_TSC };
 
@@ -77,7 +92,7 @@ void machine_cpu_model(char *out, size_t n);
 void machine_kernel(char *out, size_t n);
 const char *machine_compiler(void);
 
-/* ---- implementations ------------------------------------------------- */
+/* ---- implementations (bench_impls.c) --------------------------------- */
 
 enum impl_kind {
     IMPL_AESGEN = 0,
@@ -115,23 +130,15 @@ struct impl {
     int (*remote_sample)(impl *im, int k, int op, size_t len, uint64_t iters,
                          bench_sample *s);
     int (*remote_check)(impl *im, int k, int op, size_t len, uint64_t *hash);
+    /* Free what priv points to (priv itself is freed by impl_destroy); NULL
+     * when there is nothing. */
+    void (*release)(impl *im);
 };
 
 int impl_openssl_create(impl *im, const char *name);
 int impl_aesgen_create(impl *im, const char *backend); /* forces the backend */
 int impl_aesgen_variant_create(impl *im, const char *variant); /* one variant alone */
-int impl_bearssl_available(void);
-int impl_bearssl_create(impl *im);
 const char *impl_openssl_version(void);
-const char *impl_bearssl_version(void);
-int impl_rustcrypto_available(void);
-int impl_rustcrypto_create(impl *im);
-const char *impl_rustcrypto_version(void); /* NULL when not built in */
-int impl_gcrypt_available(void);
-int impl_gcrypt_create(impl *im);
-/* "libgcrypt 1.10.1; hwflist intel-aesni:..." (initialises libgcrypt); NULL
- * when not built in or when libgcrypt fails to initialise. */
-const char *impl_gcrypt_version(void);
 
 /* Free what *_create allocated (not remote rows: see peer_stop). */
 void impl_destroy(impl *im);
@@ -139,5 +146,33 @@ void impl_destroy(impl *im);
 /* One timed sample of a local or remote implementation. */
 int impl_sample(impl *im, int k, int op, uint8_t *buf, size_t len,
                 uint64_t iters, bench_sample *s);
+
+/* ---- optional peer libraries ----------------------------------------- */
+
+/* What bench/peers/<peer>.c defines. CMake compiles that file only when it
+ * found the library, so only the peer table refers to these. */
+typedef struct bench_peer_lib {
+    int (*create)(impl *im);      /* 0 on success */
+    const char *(*version)(void); /* for the JSON; NULL when unknown */
+} bench_peer_lib;
+
+extern const bench_peer_lib bench_peer_bearssl;    /* peers/bearssl.c */
+extern const bench_peer_lib bench_peer_rustcrypto; /* peers/rustcrypto.c */
+/* version: "libgcrypt 1.10.1; hwflist intel-aesni:..." (initialises
+ * libgcrypt), NULL when libgcrypt fails to initialise. */
+extern const bench_peer_lib bench_peer_gcrypt;     /* peers/gcrypt.c */
+
+/* Every optional peer the program knows, in row order, built in or not:
+ * --peers and the JSON name them all. */
+enum bench_peer_id { PEER_BEARSSL = 0, PEER_RUSTCRYPTO, PEER_GCRYPT, PEER_COUNT };
+
+typedef struct bench_peer {
+    const char *name;          /* in --peers and in its "left out" note */
+    const char *json_key;      /* its version's key in the JSON "machine" object */
+    const char *missing;       /* why it may not be built in (for --peers) */
+    const bench_peer_lib *lib; /* NULL: not built in */
+} bench_peer;
+
+extern const bench_peer bench_peers[PEER_COUNT]; /* bench_impls.c */
 
 #endif /* AESGEN_BENCH_H */

@@ -1,0 +1,102 @@
+/*
+ * bench_data.c -- what every row of aesgen-bench shares: the operations and
+ * key sizes by name, the deterministic keys and messages, and the start
+ * IVs / counters the correctness checks compare from.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <string.h>
+
+const char *const bench_op_name[OP_COUNT] = {"ecb-enc", "ecb-dec", "ctr", "cbc-dec",
+                                             "cbc-enc"};
+const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
+
+int bench_op_is_decrypt(int op) { return op == OP_ECB_DEC || op == OP_CBC_DEC; }
+
+int bench_op_from_name(const char *s)
+{
+    for (int i = 0; i < OP_COUNT; i++)
+        if (strcmp(s, bench_op_name[i]) == 0)
+            return i;
+    return -1;
+}
+
+int bench_key_index(unsigned bits)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (bench_key_bits[i] == bits)
+            return i;
+    return -1;
+}
+
+/* ---- test data -------------------------------------------------------- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *s = x;
+    return x;
+}
+
+void bench_key(int k, uint8_t key[32])
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull ^ (uint64_t)(k + 1) * 0x100000001b3ull;
+    for (int i = 0; i < 32; i++)
+        key[i] = (uint8_t)(xorshift(&s) >> 24);
+}
+
+void bench_fill(uint8_t *buf, size_t len)
+{
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (uint8_t)(xorshift(&s) >> 32);
+}
+
+uint64_t bench_fnv64(const uint8_t *p, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+void bench_copy(char *dst, size_t n, const char *src)
+{
+    size_t l = strlen(src);
+    if (l >= n)
+        l = n - 1;
+    memcpy(dst, src, l);
+    dst[l] = '\0';
+}
+
+void bench_start_iv(int op, int ctr32, uint8_t iv[16])
+{
+    if (op == OP_CTR) {
+        if (ctr32) {
+            /* 12 fixed bytes, 32-bit counter starting at 1: no wrap. */
+            for (int i = 0; i < 12; i++)
+                iv[i] = (uint8_t)(0xc0 + i);
+            iv[12] = 0;
+            iv[13] = 0;
+            iv[14] = 0;
+            iv[15] = 1;
+        } else {
+            /* Low 64 bits at 2^64 - 128: an 8 KiB check crosses the carry
+             * into the upper half. */
+            for (int i = 0; i < 8; i++)
+                iv[i] = (uint8_t)(0xf0 + i);
+            for (int i = 8; i < 15; i++)
+                iv[i] = 0xff;
+            iv[15] = 0x80;
+        }
+    } else {
+        for (int i = 0; i < 16; i++)
+            iv[i] = (uint8_t)(0x10 * (i & 15) + (15 - i));
+    }
+}

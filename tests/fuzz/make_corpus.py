@@ -3,7 +3,7 @@
 
     python3 tests/fuzz/make_corpus.py [DIR]     (default: tests/fuzz/corpus next to this file)
 
-Each seed follows the input layout documented at the top of fuzz_differential.c. The
+Each seed follows the input layout documented at the top of fuzz_test.c. The
 seeds cover every mode and key size, several subject slots (the fuzzer maps the
 selector byte onto the backends and variants the CPU runs), the four counter forms
 (raw, next to the 2^32, 2^64 and 2^128 carries), lengths around block and batch

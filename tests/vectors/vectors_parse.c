@@ -3,7 +3,7 @@
  * SP 800-38A example texts. Anything not understood is an error, so that a
  * parser which silently skips data cannot pass for one that reads it.
  */
-#include "vectors.h"
+#include "vectors_parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>

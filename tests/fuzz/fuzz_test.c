@@ -45,18 +45,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "aesgen.h"
 #include "aesgen_internal.h"
+#include "ts_modes.h"
+#include "ts_oracle.h"
+#include "ts_report.h"
 
 #define MAX_LEN 4096
 #define MAX_PIECES 8
 #define HEADER 65
 #define MAX_SUBJECTS 256
 
-enum { MODE_ECB_ENC, MODE_ECB_DEC, MODE_CBC_ENC, MODE_CBC_DEC, MODE_CTR, MODE_COUNT };
-static const char *const mode_name[MODE_COUNT] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
+/* Modes: TS_MODE_* (ts_modes.h), named here as in the reproducers' messages. */
+static const char *const mode_name[TS_MODE_COUNT] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec", "CTR"};
 
 typedef struct subject {
     const char *backend;          /* forced backend, or NULL */
@@ -84,12 +85,12 @@ typedef struct fuzz_case {
 
 static const fuzz_case *current;
 
+/* "  <label>: <hex>" on stderr */
 static void hex(const char *label, const uint8_t *p, size_t n)
 {
-    fprintf(stderr, "  %s: ", label);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "%02x", p[i]);
-    fputc('\n', stderr);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "%s: ", label);
+    ts_hex_line(stderr, prefix, p, n);
 }
 
 static void describe(const fuzz_case *c)
@@ -127,24 +128,9 @@ static void expect_status(const char *call, int got, int want)
     }
 }
 
-static int mode_direction(int mode)
-{
-    return (mode == MODE_ECB_DEC || mode == MODE_CBC_DEC) ? AESGEN_DECRYPT : AESGEN_ENCRYPT;
-}
-
 static uint8_t at(const uint8_t *data, size_t size, size_t i)
 {
     return i < size ? data[i] : 0;
-}
-
-/* counter block + n (mod 2^128), big endian */
-static void counter_add(uint8_t c[16], uint64_t n)
-{
-    for (int i = 15; i >= 0 && n != 0; i--) {
-        uint64_t s = (uint64_t)c[i] + (n & 0xff);
-        c[i] = (uint8_t)s;
-        n = (n >> 8) + (s >> 8);
-    }
 }
 
 static void decode(fuzz_case *c, const uint8_t *data, size_t size)
@@ -153,17 +139,17 @@ static void decode(fuzz_case *c, const uint8_t *data, size_t size)
     c->subj = &subjects[at(data, size, 0) % n_subjects];
     const aesgen_variant *v = c->subj->variant;
     c->bits = v ? v->key_bits : 128u + 64u * (at(data, size, 1) % 3);
-    c->mode = at(data, size, 2) % MODE_COUNT;
-    if (v && mode_direction(c->mode) != v->direction)
-        c->mode = v->direction == AESGEN_DECRYPT ? (c->mode == MODE_ECB_ENC ? MODE_ECB_DEC : MODE_CBC_DEC)
-                                                 : (c->mode == MODE_ECB_DEC ? MODE_ECB_ENC : MODE_CBC_ENC);
+    c->mode = at(data, size, 2) % TS_MODE_COUNT;
+    if (v && ts_mode_direction(c->mode) != v->direction)
+        c->mode = v->direction == AESGEN_DECRYPT ? (c->mode == TS_MODE_ECB_ENC ? TS_MODE_ECB_DEC : TS_MODE_CBC_DEC)
+                                                 : (c->mode == TS_MODE_ECB_DEC ? TS_MODE_ECB_ENC : TS_MODE_CBC_ENC);
     const uint8_t flags = at(data, size, 3);
     c->in_place = flags & 1;
     c->probe_length = (flags >> 1) & 1;
     c->probe_overlap = (flags >> 2) & 1;
     c->counter_form = (flags >> 4) & 3;
     c->len = ((size_t)at(data, size, 4) | (size_t)at(data, size, 5) << 8) % (MAX_LEN + 1);
-    if (c->mode != MODE_CTR)
+    if (c->mode != TS_MODE_CTR)
         c->len &= ~(size_t)15;
     c->in_off = at(data, size, 6) & 15;
     c->out_off = at(data, size, 6) >> 4;
@@ -171,7 +157,7 @@ static void decode(fuzz_case *c, const uint8_t *data, size_t size)
 
     /* split points, sorted; ECB/CBC cuts fall on block boundaries */
     size_t cuts[MAX_PIECES - 1];
-    const size_t unit = c->mode == MODE_CTR ? 1 : 16;
+    const size_t unit = c->mode == TS_MODE_CTR ? 1 : 16;
     const size_t units = c->len / unit;
     for (size_t i = 0; i + 1 < c->n_pieces; i++)
         cuts[i] = units == 0 ? 0 : (size_t)at(data, size, 8 + i) * (units + 1) / 256 * unit;
@@ -190,7 +176,7 @@ static void decode(fuzz_case *c, const uint8_t *data, size_t size)
         c->key[i] = at(data, size, 16 + i);
     for (size_t i = 0; i < 16; i++)
         c->iv[i] = at(data, size, 48 + i);
-    if (c->mode == MODE_CTR && c->counter_form != 0) {
+    if (c->mode == TS_MODE_CTR && c->counter_form != 0) {
         /* put the carry `before` blocks ahead: the low 32 bits, the low 64 bits or
          * all 128 bits become all-ones minus (before - 1) */
         const unsigned before = at(data, size, 64) % 64 + 1;
@@ -215,31 +201,13 @@ static void message(uint8_t *msg, size_t len, const uint8_t *data, size_t size)
 
 /* ---------------------------------------------------------------- OpenSSL */
 
-static const EVP_CIPHER *cipher(unsigned bits, int mode)
-{
-    switch (mode) {
-    case MODE_ECB_ENC:
-    case MODE_ECB_DEC:
-        return bits == 128 ? EVP_aes_128_ecb() : bits == 192 ? EVP_aes_192_ecb() : EVP_aes_256_ecb();
-    case MODE_CBC_ENC:
-    case MODE_CBC_DEC:
-        return bits == 128 ? EVP_aes_128_cbc() : bits == 192 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
-    default:
-        return bits == 128 ? EVP_aes_128_ctr() : bits == 192 ? EVP_aes_192_ctr() : EVP_aes_256_ctr();
-    }
-}
-
 static void oracle(const fuzz_case *c, uint8_t *out, const uint8_t *in)
 {
-    const int enc = mode_direction(c->mode) == AESGEN_ENCRYPT;
-    if (EVP_CipherInit_ex(ossl, cipher(c->bits, c->mode), NULL, c->key,
-                          c->mode == MODE_ECB_ENC || c->mode == MODE_ECB_DEC ? NULL : c->iv, enc) != 1 ||
-        EVP_CIPHER_CTX_set_padding(ossl, 0) != 1) {
+    if (ts_oracle_begin(ossl, c->bits, c->mode, c->key, c->iv) != NULL) {
         fprintf(stderr, "fuzz_differential: OpenSSL EVP_CipherInit_ex failed\n");
         abort();
     }
-    int outl = 0;
-    if (c->len != 0 && (EVP_CipherUpdate(ossl, out, &outl, in, (int)c->len) != 1 || (size_t)outl != c->len)) {
+    if (ts_oracle_update(ossl, out, in, c->len) != NULL) {
         fprintf(stderr, "fuzz_differential: OpenSSL EVP_CipherUpdate failed\n");
         abort();
     }
@@ -247,22 +215,7 @@ static void oracle(const fuzz_case *c, uint8_t *out, const uint8_t *in)
 
 /* ------------------------------------------------------------------ aesgen */
 
-static int run_call(const aesgen_ctx *ctx, int mode, uint8_t iv[16], aesgen_ctr *ctr, uint8_t *out,
-                    const uint8_t *in, size_t len)
-{
-    switch (mode) {
-    case MODE_ECB_ENC:
-        return aesgen_ecb_encrypt(ctx, out, in, len);
-    case MODE_ECB_DEC:
-        return aesgen_ecb_decrypt(ctx, out, in, len);
-    case MODE_CBC_ENC:
-        return aesgen_cbc_encrypt(ctx, iv, out, in, len);
-    case MODE_CBC_DEC:
-        return aesgen_cbc_decrypt(ctx, iv, out, in, len);
-    default:
-        return aesgen_ctr_crypt(ctx, ctr, out, in, len);
-    }
-}
+/* The calls are ts_crypt(mode, ctx, iv, ctr, out, in, len) (ts_modes.h). */
 
 static void setup(aesgen_ctx *ctx, const fuzz_case *c)
 {
@@ -293,9 +246,9 @@ static void probe_errors(const aesgen_ctx *ctx, const fuzz_case *c, const uint8_
     ctr0 = ctr;
 
     /* length 0 with NULL buffers is a successful no-op */
-    expect_status("zero-length call", run_call(ctx, c->mode, iv, &ctr, NULL, NULL, 0), AESGEN_OK);
+    expect_status("zero-length call", ts_crypt(c->mode, ctx, iv, &ctr, NULL, NULL, 0), AESGEN_OK);
 
-    if (c->probe_length && c->mode != MODE_CTR) {
+    if (c->probe_length && c->mode != TS_MODE_CTR) {
         const size_t bad = c->len + 1 + (size_t)(c->key[0] % 15); /* never a multiple of 16 */
         uint8_t *in = malloc(bad), *out = malloc(bad), *keep = malloc(bad);
         if (!in || !out || !keep)
@@ -305,7 +258,7 @@ static void probe_errors(const aesgen_ctx *ctx, const fuzz_case *c, const uint8_
         memset(out, 0xc3, bad);
         memcpy(keep, in, bad);
         expect_status("ECB/CBC with a length not a multiple of 16",
-                      run_call(ctx, c->mode, iv, &ctr, c->in_place ? in : out, in, bad), AESGEN_ERR_LENGTH);
+                      ts_crypt(c->mode, ctx, iv, &ctr, c->in_place ? in : out, in, bad), AESGEN_ERR_LENGTH);
         for (size_t i = 0; i < bad; i++)
             if (out[i] != 0xc3 || in[i] != keep[i])
                 fail("%s: byte %ld written (length %ld)", "rejected length", (long)i, (long)bad);
@@ -317,7 +270,7 @@ static void probe_errors(const aesgen_ctx *ctx, const fuzz_case *c, const uint8_
     }
     if (c->probe_overlap && c->len >= 32) {
         /* out = in + d for 0 < |d| < len: partial overlap */
-        const size_t d = c->mode == MODE_CTR ? 1 + c->key[1] % 31 : 16;
+        const size_t d = c->mode == TS_MODE_CTR ? 1 + c->key[1] % 31 : 16;
         uint8_t *buf = malloc(c->len + d), *keep = malloc(c->len + d);
         if (!buf || !keep)
             abort();
@@ -326,7 +279,7 @@ static void probe_errors(const aesgen_ctx *ctx, const fuzz_case *c, const uint8_
         memcpy(keep, buf, c->len + d);
         const int back = c->key[2] & 1;
         uint8_t *in = back ? buf + d : buf, *out = back ? buf : buf + d;
-        expect_status("partially overlapping buffers", run_call(ctx, c->mode, iv, &ctr, out, in, c->len),
+        expect_status("partially overlapping buffers", ts_crypt(c->mode, ctx, iv, &ctr, out, in, c->len),
                       AESGEN_ERR_OVERLAP);
         if (memcmp(buf, keep, c->len + d) != 0)
             fail("%s: buffer written (%ld %ld)", "rejected overlap", 0, 0);
@@ -394,7 +347,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(in, msg + c.cut[p], n);
         if (!c.in_place)
             memset(out, 0xe1, n);
-        const int rc = run_call(&ctx, c.mode, iv, &ctr, n ? out : NULL, n ? in : NULL, n);
+        const int rc = ts_crypt(c.mode, &ctx, iv, &ctr, n ? out : NULL, n ? in : NULL, n);
         expect_status("aesgen call on a piece", rc, AESGEN_OK);
         if (!c.in_place && memcmp(in, msg + c.cut[p], n) != 0)
             fail("%s: input of piece %ld changed (%ld)", "out of place", (long)p, 0);
@@ -411,17 +364,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* chaining state: the CBC IV is the last ciphertext block, the CTR counter has
      * advanced by every block whose keystream was used */
-    if ((c.mode == MODE_CBC_ENC || c.mode == MODE_CBC_DEC) && c.len != 0) {
-        const uint8_t *last = (c.mode == MODE_CBC_ENC ? want : msg) + c.len - 16;
+    if ((c.mode == TS_MODE_CBC_ENC || c.mode == TS_MODE_CBC_DEC) && c.len != 0) {
+        const uint8_t *last = (c.mode == TS_MODE_CBC_ENC ? want : msg) + c.len - 16;
         if (memcmp(iv, last, 16) != 0)
             fail("%s: IV is not the last ciphertext block (%ld %ld)", "CBC", 0, 0);
-    } else if (c.mode != MODE_CTR && memcmp(iv, c.iv, 16) != 0) {
+    } else if (c.mode != TS_MODE_CTR && memcmp(iv, c.iv, 16) != 0) {
         fail("%s: IV changed (%ld %ld)", "ECB or empty CBC", 0, 0);
     }
-    if (c.mode == MODE_CTR) {
+    if (c.mode == TS_MODE_CTR) {
         uint8_t next[16];
         memcpy(next, c.iv, 16);
-        counter_add(next, (c.len + 15) / 16);
+        ts_ctr_add(next, (c.len + 15) / 16);
         if (memcmp(ctr.counter, next, 16) != 0) {
             hex("counter", ctr.counter, 16);
             hex("expected", next, 16);

@@ -1,7 +1,7 @@
 /*
  * t4emu_probe(const uint64_t in[4], uint64_t out[15]) -- every T4 opcode form the
  * emulator knows, as GNU as encodes it, for the start-up check in
- * sparc_t4_emulation.c (which rewrites these words like the generated ones).
+ * sparc_t4_emulation_emulator.c (which rewrites these words like the generated ones).
  *
  *   in:  k, hi, lo, x
  *   out[0..7]  the eight AES round forms (op5 0..7) of k, hi, lo

@@ -1,5 +1,5 @@
 /*
- * vectors.h -- test-vector records and the parsers of the known-answer test
+ * vectors_parse.h -- test-vector records and the parsers of the known-answer test
  * harness (aesgen_vectors). Two formats are read:
  *
  *  - NIST CAVP response files (.rsp): "[ENCRYPT]" / "[DECRYPT]" sections of

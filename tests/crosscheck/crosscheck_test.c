@@ -34,8 +34,11 @@
  */
 #include "aesgen.h"
 #include "aesgen_internal.h"
+#include "ts_modes.h"
+#include "ts_report.h"
+#include "ts_rng.h"
+#include "ts_variant.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,209 +49,46 @@
 #define EXIT_USAGE 2
 #define EXIT_SKIP 77
 
-#define NATIVE_WORD_BITS (UINTPTR_MAX > 0xffffffffu ? 64u : 32u)
-#define MAX_SHOWN 10     /* mismatches printed per subject; the rest are counted */
 #define MAX_BLOCKS 4099  /* largest block count of a case */
 #define GUARD 64         /* checked bytes on each side of every buffer */
 #define RK_FILL 0xA5     /* round-key buffer contents before setkey */
 
-/* ------------------------------------------------------------- randomness */
+/* Randomness: splitmix64, bytes least significant first (ts_rng.h). Reporting:
+ * subjects and cases, the first TS_MAX_SHOWN mismatches of a subject printed
+ * (ts_report.h). */
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void rnd_bytes(uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        uint64_t r = rnd();
-        for (unsigned i = 0; i < 8 && n > 0; i++, n--)
-            *p++ = (uint8_t)(r >> (8 * i));
-    }
-}
-
-static size_t rnd_below(size_t n)
-{
-    return n == 0 ? 0 : (size_t)(rnd() % n);
-}
-
-/* -------------------------------------------------------------- reporting */
-
-static struct {
-    char subject[160];
-    unsigned long cases, failed;
-    unsigned shown;
-    int case_ok;
-} R;
-
-static unsigned long total_cases, total_failed;
-
-static void subject_begin(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(R.subject, sizeof R.subject, fmt, ap);
-    va_end(ap);
-    R.cases = R.failed = 0;
-    R.shown = 0;
-}
-
-/* Returns 1 when the subject had no mismatch. */
-static int subject_end(const char *what)
-{
-    printf("%s %s: %lu cases%s%s\n", R.failed ? "FAIL" : "ok  ", R.subject, R.cases,
-           what[0] ? ", " : "", what);
-    if (R.failed)
-        printf("     %lu of %lu cases differ\n", R.failed, R.cases);
-    total_cases += R.cases;
-    total_failed += R.failed;
-    return R.failed == 0;
-}
-
-static void case_begin(void)
-{
-    R.cases++;
-    R.case_ok = 1;
-}
-
-static void case_end(void)
-{
-    if (!R.case_ok)
-        R.failed++;
-}
-
-static void print_hex(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        printf("%02x", p[i]);
-}
-
-/* Starts a mismatch message; returns 0 when it is not to be shown. */
-static int mismatch_begin(void)
-{
-    R.case_ok = 0;
-    if (R.shown >= MAX_SHOWN) {
-        if (R.shown == MAX_SHOWN)
-            printf("  (%s: further mismatches are counted, not shown)\n", R.subject);
-        R.shown++;
-        return 0;
-    }
-    R.shown++;
-    return 1;
-}
-
-static void mismatch(const char *cs, const char *fmt, ...)
-{
-    va_list ap;
-    if (!mismatch_begin())
-        return;
-    printf("MISMATCH %s: %s: ", R.subject, cs);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-/* Compares n bytes; on a difference prints the first differing block. */
-static int same(const char *cs, const char *what, const uint8_t *expected, const uint8_t *got,
-                size_t n)
-{
-    if (n == 0 || memcmp(expected, got, n) == 0)
-        return 1;
-    if (!mismatch_begin())
-        return 0;
-    size_t i = 0;
-    while (expected[i] == got[i])
-        i++;
-    const size_t from = i - i % 16, len = n - from < 16 ? n - from : 16;
-    printf("MISMATCH %s: %s: %s differs from byte %lu (block %lu)\n", R.subject, cs, what,
-           (unsigned long)i, (unsigned long)(i / 16));
-    printf("    expected ");
-    print_hex(expected + from, len);
-    printf("\n    got      ");
-    print_hex(got + from, len);
-    printf("\n");
-    return 0;
-}
+static ts_rng rng;
 
 /* ---------------------------------------------------------------- buffers */
 
 /* A region: GUARD bytes, up to 15 bytes of offset, the data, GUARD bytes.
- * Outside the data it holds a position-dependent pattern that must survive. */
+ * Outside the data it holds a position-dependent pattern that must survive
+ * (ts_region_fill, ts_region_changed). */
 #define REGION_BYTES (GUARD + 16 + 16 * (size_t)MAX_BLOCKS + GUARD)
 
 static uint8_t *region_in, *region_out, *src, *expected, *scratch;
-
-static uint8_t pattern(size_t i)
-{
-    return (uint8_t)(i * 131u + 7u);
-}
-
-static void region_fill(uint8_t *r, size_t used)
-{
-    for (size_t i = 0; i < used; i++)
-        r[i] = pattern(i);
-}
 
 /* Checks the pattern of r[0..used) outside [lo, hi). */
 static int region_intact(const char *cs, const char *which, const uint8_t *r, size_t lo, size_t hi,
                          size_t used)
 {
-    for (size_t i = 0; i < used; i++) {
-        if ((i < lo || i >= hi) && r[i] != pattern(i)) {
-            mismatch(cs, "%s: the byte at data%+ld (data: %lu bytes) was overwritten", which,
-                     (long)i - (long)lo, (unsigned long)(hi - lo));
-            return 0;
-        }
-    }
-    return 1;
+    const size_t i = ts_region_changed(r, lo, hi, used);
+    if (i == used)
+        return 1;
+    ts_mismatch(cs, "%s: the byte at data%+ld (data: %lu bytes) was overwritten", which,
+                (long)i - (long)lo, (unsigned long)(hi - lo));
+    return 0;
 }
 
 static uint8_t *aligned_alloc64(size_t n)
 {
-    void *p = NULL;
-    n = (n + 63) / 64 * 64;
-    p = aligned_alloc(64, n);
-    if (p == NULL) {
-        fprintf(stderr, "aesgen_crosscheck: out of memory\n");
-        exit(EXIT_FAIL);
-    }
-    return p;
+    return ts_alloc64(n, "aesgen_crosscheck");
 }
 
 /* ---------------------------------------------------- the reference choice */
 
-static unsigned width_fit(const aesgen_variant *v)
-{
-    return v->word_bits == 0 || v->word_bits == NATIVE_WORD_BITS ? 0u
-           : v->word_bits < NATIVE_WORD_BITS                   ? 1u
-                                                               : 2u;
-}
-
-/* The feature-free variant dispatch prefers for a key size and direction. */
-static const aesgen_variant *reference_for(unsigned key_bits, int direction)
-{
-    const aesgen_variant *best = NULL;
-    unsigned long best_score = 0;
-    for (size_t i = 0; i < aesgen_registry_size; i++) {
-        const aesgen_variant *v = aesgen_registry[i];
-        if (v->key_bits != key_bits || v->direction != direction || v->features != 0 ||
-            !aesgen_variant_usable(v))
-            continue;
-        const unsigned long score = (unsigned long)v->rank * 4u + width_fit(v);
-        if (best == NULL || score < best_score) {
-            best = v;
-            best_score = score;
-        }
-    }
-    return best;
-}
+/* The reference for a key size and direction: ts_reference_variant, the
+ * feature-free variant dispatch prefers (lowest rank, the native word first). */
 
 static const char *dir_name(int direction)
 {
@@ -258,37 +98,24 @@ static const char *dir_name(int direction)
 /* FIPS-197 appendix C: key 00 01 02 .., plaintext 00 11 22 .. ff. */
 static int check_reference(const aesgen_variant *ref)
 {
-    static const char *const ct_hex[3] = {
-        "69c4e0d86a7b0430d8cdb78070b4c55a", /* C.1 AES-128 */
-        "dda97ca4864cdfe06eaf70a0ec0d7191", /* C.2 AES-192 */
-        "8ea2b7ca516745bfeafc49904b496089", /* C.3 AES-256 */
-    };
     uint8_t *rk = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
-    uint8_t key[32], pt[16], ct[16], in[16], out[16];
-    const char *h = ct_hex[(ref->key_bits - 128) / 64];
-    for (unsigned i = 0; i < 32; i++)
-        key[i] = (uint8_t)i;
-    for (unsigned i = 0; i < 16; i++) {
-        pt[i] = (uint8_t)(i * 0x11);
-        unsigned hi, lo;
-        hi = (unsigned)(h[2 * i] <= '9' ? h[2 * i] - '0' : h[2 * i] - 'a' + 10);
-        lo = (unsigned)(h[2 * i + 1] <= '9' ? h[2 * i + 1] - '0' : h[2 * i + 1] - 'a' + 10);
-        ct[i] = (uint8_t)(hi << 4 | lo);
-    }
-    subject_begin("reference %s (FIPS-197 C.%u)", ref->name, (ref->key_bits - 128) / 64 + 1);
-    case_begin();
+    const uint8_t *key = ts_fips197_key, *pt = ts_fips197_pt;
+    const uint8_t *ct = ts_fips197_ct[(ref->key_bits - 128) / 64];
+    uint8_t in[16], out[16];
+    ts_subject_begin("reference %s (FIPS-197 C.%u)", ref->name, (ref->key_bits - 128) / 64 + 1);
+    ts_case_begin();
     ref->setkey(rk, key);
     memcpy(in, ref->direction == 0 ? pt : ct, 16);
     ref->ecb(rk, out, in, 1);
-    same("one block", "output", ref->direction == 0 ? ct : pt, out, 16);
-    case_end();
+    ts_same("one block", "output", ref->direction == 0 ? ct : pt, out, 16);
+    ts_case_end();
     free(rk);
-    return subject_end("");
+    return ts_subject_end("");
 }
 
 /* ------------------------------------------------------ variant against ref */
 
-enum { ECB, CBC, CTR };
+enum { ECB = TS_VARIANT_ECB, CBC = TS_VARIANT_CBC, CTR = TS_VARIANT_CTR };
 static const char *const mode_name[] = {"ECB", "CBC", "CTR"};
 
 typedef struct vt {
@@ -296,17 +123,6 @@ typedef struct vt {
     uint8_t *rk_v, *rk_r, *rk_e;
     unsigned key_index;
 } vt;
-
-static void run(const aesgen_variant *v, const uint8_t *rk, int mode, uint8_t *out,
-                const uint8_t *in, size_t n, uint8_t iv[16])
-{
-    if (mode == ECB)
-        v->ecb(rk, out, in, n);
-    else if (mode == CBC)
-        v->cbc(rk, out, in, n, iv);
-    else
-        v->ctr(rk, out, in, n, iv);
-}
 
 /* One case: the variant over n blocks of random data (in place, or from
  * in_off to out_off), in one call or two (split = blocks of the first),
@@ -336,40 +152,40 @@ static void variant_case(const vt *t, int mode, size_t n, size_t in_off, size_t 
     if (note[0])
         snprintf(cs + at, sizeof cs - (size_t)at, " (%s)", note);
 
-    case_begin();
-    rnd_bytes(src, len);
+    ts_case_begin();
+    ts_rng_bytes(&rng, src, len);
     memcpy(iv_ref, iv0, 16);
-    run(t->ref, t->rk_r, mode, expected, src, n, iv_ref);
+    ts_variant_run(t->ref, t->rk_r, mode, expected, src, n, iv_ref);
 
-    region_fill(region_in, used_in);
+    ts_region_fill(region_in, used_in);
     uint8_t *in = region_in + GUARD + in_off, *out;
     memcpy(in, src, len);
     if (in_place) {
         out = in;
     } else {
-        region_fill(region_out, used_out);
+        ts_region_fill(region_out, used_out);
         out = region_out + GUARD + out_off;
     }
     memcpy(iv_var, iv0, 16);
     if (split) {
-        run(t->v, t->rk_v, mode, out, in, split, iv_var);
-        run(t->v, t->rk_v, mode, out + 16 * split, in + 16 * split, n - split, iv_var);
+        ts_variant_run(t->v, t->rk_v, mode, out, in, split, iv_var);
+        ts_variant_run(t->v, t->rk_v, mode, out + 16 * split, in + 16 * split, n - split, iv_var);
     } else {
-        run(t->v, t->rk_v, mode, out, in, n, iv_var);
+        ts_variant_run(t->v, t->rk_v, mode, out, in, n, iv_var);
     }
 
-    same(cs, "output", expected, out, len);
+    ts_same(cs, "output", expected, out, len);
     if (mode != ECB)
-        same(cs, mode == CBC ? "IV after the call" : "counter after the call", iv_ref, iv_var, 16);
+        ts_same(cs, mode == CBC ? "IV after the call" : "counter after the call", iv_ref, iv_var, 16);
     if (in_place) {
         region_intact(cs, "buffer", region_in, GUARD + in_off, GUARD + in_off + len, used_in);
     } else {
         region_intact(cs, "output buffer", region_out, GUARD + out_off, GUARD + out_off + len,
                       used_out);
         region_intact(cs, "input buffer", region_in, GUARD + in_off, GUARD + in_off + len, used_in);
-        same(cs, "input (must be unchanged)", src, in, len);
+        ts_same(cs, "input (must be unchanged)", src, in, len);
     }
-    case_end();
+    ts_case_end();
 }
 
 /* A decryption variant must invert the reference encryption. */
@@ -380,22 +196,22 @@ static void roundtrip_case(const vt *t, int mode, size_t n)
     char cs[96];
     snprintf(cs, sizeof cs, "%s key#%u, %lu blocks, decrypting the reference encryption",
              mode_name[mode], t->key_index, (unsigned long)n);
-    case_begin();
-    rnd_bytes(src, len);
-    rnd_bytes(iv0, 16);
+    ts_case_begin();
+    ts_rng_bytes(&rng, src, len);
+    ts_rng_bytes(&rng, iv0, 16);
     memcpy(iv, iv0, 16);
-    run(t->enc_ref, t->rk_e, mode, scratch, src, n, iv);
+    ts_variant_run(t->enc_ref, t->rk_e, mode, scratch, src, n, iv);
     memcpy(iv, iv0, 16);
-    run(t->v, t->rk_v, mode, expected, scratch, n, iv);
-    same(cs, "plaintext", src, expected, len);
-    case_end();
+    ts_variant_run(t->v, t->rk_v, mode, expected, scratch, n, iv);
+    ts_same(cs, "plaintext", src, expected, len);
+    ts_case_end();
 }
 
 /* Counter whose carry out of the low `bits` bits (32, 64; 128 = the whole
  * counter wraps to 0) happens after `after` blocks. */
 static void carry_counter(uint8_t c[16], unsigned bits, size_t after)
 {
-    rnd_bytes(c, 16);
+    ts_rng_bytes(&rng, c, 16);
     const unsigned low_bytes = bits == 128 ? 8 : bits / 8;
     if (bits == 128)
         memset(c, 0xff, 8);
@@ -415,7 +231,7 @@ static const struct {
 
 static int check_variant(const aesgen_variant *v)
 {
-    const aesgen_variant *ref = reference_for(v->key_bits, v->direction);
+    const aesgen_variant *ref = ts_reference_variant(v->key_bits, v->direction);
     const size_t b = v->batch_blocks ? v->batch_blocks : 1;
     const size_t small_max = 2 * b + 1;
     const size_t large[] = {4 * b + 1, 8 * b + 3, 127, 256, 1031, MAX_BLOCKS};
@@ -424,25 +240,25 @@ static int check_variant(const aesgen_variant *v)
     vt t;
     uint8_t key[32], iv[16];
 
-    subject_begin("%s vs %s", v->name, ref->name);
+    ts_subject_begin("%s vs %s", v->name, ref->name);
     /* What the descriptor promises. */
-    case_begin();
+    ts_case_begin();
     if (v->schedule_bytes > AESGEN_MAX_SCHEDULE_BYTES)
-        mismatch("descriptor", "schedule_bytes %lu > AESGEN_MAX_SCHEDULE_BYTES",
-                 (unsigned long)v->schedule_bytes);
+        ts_mismatch("descriptor", "schedule_bytes %lu > AESGEN_MAX_SCHEDULE_BYTES",
+                    (unsigned long)v->schedule_bytes);
     if (v->batch_blocks == 0)
-        mismatch("descriptor", "batch_blocks is 0");
+        ts_mismatch("descriptor", "batch_blocks is 0");
     if ((v->direction == 0) != (v->ctr != NULL))
-        mismatch("descriptor", "ctr must be set exactly for encryption variants");
+        ts_mismatch("descriptor", "ctr must be set exactly for encryption variants");
     if (v->setkey == NULL || v->ecb == NULL || v->cbc == NULL)
-        mismatch("descriptor", "setkey, ecb and cbc must be set");
-    case_end();
-    if (R.failed)
-        return subject_end("descriptor broken");
+        ts_mismatch("descriptor", "setkey, ecb and cbc must be set");
+    ts_case_end();
+    if (ts_subject.failed)
+        return ts_subject_end("descriptor broken");
 
     t.v = v;
     t.ref = ref;
-    t.enc_ref = v->direction == 1 ? reference_for(v->key_bits, 0) : NULL;
+    t.enc_ref = v->direction == 1 ? ts_reference_variant(v->key_bits, 0) : NULL;
     t.rk_v = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
     t.rk_r = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
     t.rk_e = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
@@ -456,18 +272,18 @@ static int check_variant(const aesgen_variant *v)
         else if (k == 1)
             memset(key, 0xff, sizeof key);
         else
-            rnd_bytes(key, sizeof key);
+            ts_rng_bytes(&rng, key, sizeof key);
 
         memset(t.rk_v, RK_FILL, AESGEN_MAX_SCHEDULE_BYTES);
         v->setkey(t.rk_v, key);
-        case_begin();
+        ts_case_begin();
         for (size_t i = v->schedule_bytes; i < AESGEN_MAX_SCHEDULE_BYTES; i++)
             if (t.rk_v[i] != RK_FILL) {
-                mismatch("setkey", "wrote byte %lu of the round-key buffer, beyond schedule_bytes %lu",
-                         (unsigned long)i, (unsigned long)v->schedule_bytes);
+                ts_mismatch("setkey", "wrote byte %lu of the round-key buffer, beyond schedule_bytes %lu",
+                            (unsigned long)i, (unsigned long)v->schedule_bytes);
                 break;
             }
-        case_end();
+        ts_case_end();
         ref->setkey(t.rk_r, key);
         if (t.enc_ref)
             t.enc_ref->setkey(t.rk_e, key);
@@ -484,7 +300,7 @@ static int check_variant(const aesgen_variant *v)
                 if (count == MAX_BLOCKS && p != 2)
                     continue;
                 for (int m = 0; m < modes; m++) {
-                    rnd_bytes(iv, 16);
+                    ts_rng_bytes(&rng, iv, 16);
                     variant_case(&t, m, count, placements[p].in_off, placements[p].out_off,
                                  placements[p].in_place, 0, iv, "");
                 }
@@ -499,10 +315,10 @@ static int check_variant(const aesgen_variant *v)
         for (size_t n = 2; n <= small_max; n++)
             for (size_t s = 1; s < n; s++)
                 for (int m = CBC; m < modes; m++) {
-                    rnd_bytes(iv, 16);
+                    ts_rng_bytes(&rng, iv, 16);
                     variant_case(&t, m, n, 3, 9, 0, s, iv, "");
                     if (k == 0) {
-                        rnd_bytes(iv, 16);
+                        ts_rng_bytes(&rng, iv, 16);
                         variant_case(&t, m, n, 7, 7, 1, s, iv, "");
                     }
                 }
@@ -538,7 +354,7 @@ static int check_variant(const aesgen_variant *v)
              v->direction == 0 ? "ECB CBC CTR" : "ECB CBC",
              v == ref ? " (itself in one aligned call)" : "", (unsigned long)small_max, MAX_BLOCKS,
              v->direction == 0 ? ", counter carries" : "", t.enc_ref ? ", inverts encryption" : "");
-    return subject_end(what);
+    return ts_subject_end(what);
 }
 
 /* ------------------------------------------------------------- public API */
@@ -549,7 +365,7 @@ static int api_status(const char *cs, const char *call, int st)
 {
     if (st == AESGEN_OK)
         return 1;
-    mismatch(cs, "%s returned %d (%s)", call, st, aesgen_status_string(st));
+    ts_mismatch(cs, "%s returned %d (%s)", call, st, aesgen_status_string(st));
     return 0;
 }
 
@@ -568,8 +384,8 @@ static int api_setup(const char *backend, const char *refb, const uint8_t *key, 
         const char *name = aesgen_ctx_variant(&ctx_test, (aesgen_direction)d);
         const aesgen_variant *v = aesgen_find_variant(name);
         if (v == NULL || strcmp(v->backend, backend) != 0) {
-            mismatch(cs, "the context's %s variant is %s, not one of backend %s", dir_name(d),
-                     name ? name : "(none)", backend);
+            ts_mismatch(cs, "the context's %s variant is %s, not one of backend %s", dir_name(d),
+                        name ? name : "(none)", backend);
             ok = 0;
         }
     }
@@ -594,13 +410,13 @@ static void api_block_case(const char *kcs, int mode, int dir, size_t n, size_t 
     snprintf(cs, sizeof cs, "%s, %s %s, %lu blocks, %s +%lu/+%lu, %d call%s", kcs, mode_name[mode],
              dir_name(dir), (unsigned long)n, in_place ? "in place" : "in/out", (unsigned long)in_off,
              (unsigned long)out_off, pieces, pieces == 1 ? "" : "s (split at random blocks)");
-    case_begin();
-    rnd_bytes(src, len);
-    rnd_bytes(iv0, 16);
+    ts_case_begin();
+    ts_rng_bytes(&rng, src, len);
+    ts_rng_bytes(&rng, iv0, 16);
     memcpy(iv_ref, iv0, 16);
     memcpy(iv_test, iv0, 16);
     if (!api_status(cs, "reference call", api_blocks(&ctx_ref, mode, dir, iv_ref, expected, src, len))) {
-        case_end();
+        ts_case_end();
         return;
     }
     uint8_t *in = region_in + GUARD + in_off;
@@ -608,16 +424,16 @@ static void api_block_case(const char *kcs, int mode, int dir, size_t n, size_t 
     memcpy(in, src, len);
     size_t done = 0;
     for (int p = 0; p < pieces; p++) {
-        size_t take = p == pieces - 1 ? n - done : rnd_below(n - done + 1);
+        size_t take = p == pieces - 1 ? n - done : ts_rng_below(&rng, n - done + 1);
         if (!api_status(cs, "call", api_blocks(&ctx_test, mode, dir, iv_test, out + 16 * done,
                                                in + 16 * done, 16 * take)))
             break;
         done += take;
     }
-    same(cs, "output", expected, out, len);
+    ts_same(cs, "output", expected, out, len);
     if (mode == CBC)
-        same(cs, "IV after the calls", iv_ref, iv_test, 16);
-    case_end();
+        ts_same(cs, "IV after the calls", iv_ref, iv_test, 16);
+    ts_case_end();
 }
 
 /* CTR through the API: len bytes, the reference in one call, the backend in
@@ -630,12 +446,12 @@ static void api_ctr_case(const char *kcs, size_t len, const uint8_t c0[16], cons
     snprintf(cs, sizeof cs, "%s, CTR %lu bytes, %s, %s +%lu/+%lu, %s", kcs, (unsigned long)len, cnote,
              in_place ? "in place" : "in/out", (unsigned long)in_off, (unsigned long)out_off,
              split ? "split at odd lengths" : "one call");
-    case_begin();
-    rnd_bytes(src, len);
+    ts_case_begin();
+    ts_rng_bytes(&rng, src, len);
     aesgen_ctr_init(&s_ref, c0);
     aesgen_ctr_init(&s_test, c0);
     if (!api_status(cs, "reference call", aesgen_ctr_crypt(&ctx_ref, &s_ref, expected, src, len))) {
-        case_end();
+        ts_case_end();
         return;
     }
     uint8_t *in = region_in + GUARD + in_off;
@@ -646,7 +462,7 @@ static void api_ctr_case(const char *kcs, size_t len, const uint8_t c0[16], cons
     while (done < len) {
         size_t take = len - done;
         if (split) {
-            take = 2 * rnd_below(np % 3 == 2 ? 40 : 12) + 1; /* odd: 1..23, now and then up to 79 */
+            take = 2 * ts_rng_below(&rng, np % 3 == 2 ? 40 : 12) + 1; /* odd: 1..23, now and then up to 79 */
             if (take > len - done)
                 take = len - done;
         }
@@ -661,16 +477,16 @@ static void api_ctr_case(const char *kcs, size_t len, const uint8_t c0[16], cons
         done += take;
         np++;
     }
-    if (!same(cs, "output", expected, out, len) && split && R.shown <= MAX_SHOWN)
+    if (!ts_same(cs, "output", expected, out, len) && split && ts_subject.shown <= TS_MAX_SHOWN)
         printf("    pieces: %s\n", pieces);
-    same(cs, "counter after the calls", s_ref.counter, s_test.counter, 16);
+    ts_same(cs, "counter after the calls", s_ref.counter, s_test.counter, 16);
     if (s_ref.used != s_test.used)
-        mismatch(cs, "keystream bytes used: %u, reference %u", (unsigned)s_test.used,
-                 (unsigned)s_ref.used);
+        ts_mismatch(cs, "keystream bytes used: %u, reference %u", (unsigned)s_test.used,
+                    (unsigned)s_ref.used);
     else if (s_ref.used > 0 && s_ref.used < 16)
-        same(cs, "rest of the keystream block", s_ref.keystream + s_ref.used,
-             s_test.keystream + s_ref.used, 16 - s_ref.used);
-    case_end();
+        ts_same(cs, "rest of the keystream block", s_ref.keystream + s_ref.used,
+                s_test.keystream + s_ref.used, 16 - s_ref.used);
+    ts_case_end();
 }
 
 static int check_api(const char *backend, const char *refb)
@@ -681,22 +497,22 @@ static int check_api(const char *backend, const char *refb)
                                          257, 511, 513, 1000, 1023, 4097, 16411};
     uint8_t key[32], c0[16];
 
-    subject_begin("API %s vs %s", backend ? backend : "automatic dispatch", refb);
+    ts_subject_begin("API %s vs %s", backend ? backend : "automatic dispatch", refb);
     for (size_t kl = 16; kl <= 32; kl += 8) {
         for (unsigned k = 0; k < 2; k++) {
             char kcs[48];
-            rnd_bytes(key, sizeof key);
+            ts_rng_bytes(&rng, key, sizeof key);
             snprintf(kcs, sizeof kcs, "AES-%u key#%u", (unsigned)(kl * 8), k);
-            case_begin();
+            ts_case_begin();
             const int ok = api_setup(backend, refb, key, kl, kcs);
-            case_end();
+            ts_case_end();
             if (!ok)
                 continue;
             for (int mode = ECB; mode <= CBC; mode++)
                 for (int dir = 0; dir < 2; dir++)
                     for (size_t i = 0; i < sizeof block_counts / sizeof block_counts[0]; i++) {
                         const size_t n = block_counts[i];
-                        api_block_case(kcs, mode, dir, n, rnd_below(16), rnd_below(16), 0, 1);
+                        api_block_case(kcs, mode, dir, n, ts_rng_below(&rng, 16), ts_rng_below(&rng, 16), 0, 1);
                         api_block_case(kcs, mode, dir, n, 9, 9, 1, mode == CBC ? 3 : 1);
                         if (mode == CBC)
                             api_block_case(kcs, mode, dir, n, 1, 14, 0, 5);
@@ -708,12 +524,12 @@ static int check_api(const char *backend, const char *refb)
                 for (unsigned c = 0; c < 3; c++) {
                     const size_t blocks = (len + 15) / 16;
                     if (c == 0)
-                        rnd_bytes(c0, 16);
+                        ts_rng_bytes(&rng, c0, 16);
                     else
-                        carry_counter(c0, c == 1 ? 64 : 128, 1 + rnd_below(blocks ? blocks : 1));
+                        carry_counter(c0, c == 1 ? 64 : 128, 1 + ts_rng_below(&rng, blocks ? blocks : 1));
                     char cnote[64];
                     snprintf(cnote, sizeof cnote, "%s", notes[c]);
-                    api_ctr_case(kcs, len, c0, cnote, rnd_below(16), rnd_below(16), 0, 1);
+                    api_ctr_case(kcs, len, c0, cnote, ts_rng_below(&rng, 16), ts_rng_below(&rng, 16), 0, 1);
                     api_ctr_case(kcs, len, c0, cnote, 3, 3, 1, 1);
                     if (c == 0)
                         api_ctr_case(kcs, len, c0, cnote, 0, 5, 0, 0);
@@ -723,7 +539,7 @@ static int check_api(const char *backend, const char *refb)
     }
     aesgen_wipe(&ctx_test);
     aesgen_wipe(&ctx_ref);
-    return subject_end("ECB, CBC split across calls, CTR at odd lengths split at odd points");
+    return ts_subject_end("ECB, CBC split across calls, CTR at odd lengths split at odd points");
 }
 
 /* -------------------------------------------------------------------- main */
@@ -755,7 +571,7 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    rng_state = seed;
+    ts_rng_seed(&rng, seed);
 
     region_in = aligned_alloc64(REGION_BYTES);
     region_out = aligned_alloc64(REGION_BYTES);
@@ -765,7 +581,7 @@ int main(int argc, char **argv)
 
     const char *env_backend = getenv("AESGEN_BACKEND");
     printf("aesgen_crosscheck: %u-bit words, %s-endian, seed 0x%llx, %lu variants in the registry\n",
-           NATIVE_WORD_BITS, (const union { uint16_t u; uint8_t b[2]; }){.u = 1}.b[0] ? "little" : "big",
+           TS_NATIVE_WORD_BITS, (const union { uint16_t u; uint8_t b[2]; }){.u = 1}.b[0] ? "little" : "big",
            (unsigned long long)seed, (unsigned long)aesgen_registry_size);
 
     if (only_variant != NULL) {
@@ -795,7 +611,7 @@ int main(int argc, char **argv)
     int all_ok = 1;
     for (unsigned bits = 128; bits <= 256; bits += 64)
         for (int d = 0; d < 2; d++) {
-            const aesgen_variant *ref = reference_for(bits, d);
+            const aesgen_variant *ref = ts_reference_variant(bits, d);
             if (ref == NULL) {
                 printf("FAIL no feature-free variant for AES-%u %s: nothing to compare with\n", bits,
                        dir_name(d));
@@ -832,7 +648,7 @@ int main(int argc, char **argv)
 
     /* Every usable backend, and automatic dispatch, through the API. */
     if (only_variant == NULL) {
-        const aesgen_variant *ref128 = reference_for(128, 0);
+        const aesgen_variant *ref128 = ts_reference_variant(128, 0);
         const char *refb = ref128->backend;
         for (size_t i = 0; i < aesgen_backend_count(); i++) {
             const char *b = aesgen_backend_name(i);
@@ -846,6 +662,6 @@ int main(int argc, char **argv)
             all_ok &= check_api(NULL, refb);
     }
 
-    printf("%s: %lu cases compared, %lu differ\n", all_ok ? "PASS" : "FAIL", total_cases, total_failed);
+    printf("%s: %lu cases compared, %lu differ\n", all_ok ? "PASS" : "FAIL", ts_total_cases, ts_total_failed);
     return all_ok ? EXIT_PASS : EXIT_FAIL;
 }

@@ -22,7 +22,7 @@
  */
 #include "aesgen.h"
 #include "aesgen_internal.h"
-#include "vectors.h"
+#include "vectors_parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 # Checks that the shared library exports exactly the functions aesgen.h marks
 # AESGEN_API: nothing internal (variants, registry, dispatch) leaks out.
-# Usage: cmake -DNM=... -DLIB=libaesgen.so -DHEADER=aesgen.h -P check_exports.cmake
+# Usage: cmake -DNM=... -DLIB=libaesgen.so -DHEADER=aesgen.h -P abi_check_exports.cmake
 execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE nm_out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NM} failed on ${LIB}")

@@ -29,11 +29,12 @@
 #include <time.h>
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/opensslv.h>
 
 #include "aesgen.h"
 #include "aesgen_internal.h"
+#include "ts_oracle.h"
+#include "ts_report.h"
+#include "ts_rng.h"
 
 #define EXIT_SKIP 77
 #define DEFAULT_SEED UINT64_C(0x61657367656e3031) /* "aesgen01" */
@@ -43,17 +44,7 @@
 #define MAX_LEN (((size_t)1 << 20) + 64)
 #define ARENA_LEN (GUARD + 16 + MAX_LEN + GUARD + 64)
 
-enum { MODE_ECB_ENC, MODE_ECB_DEC, MODE_CBC_ENC, MODE_CBC_DEC, MODE_CTR, MODE_COUNT };
-static const char *const mode_name[MODE_COUNT] = {
-    "ECB-encrypt", "ECB-decrypt", "CBC-encrypt", "CBC-decrypt", "CTR"
-};
-
-static int mode_direction(int mode)
-{
-    return (mode == MODE_ECB_DEC || mode == MODE_CBC_DEC) ? AESGEN_DECRYPT : AESGEN_ENCRYPT;
-}
-
-static int mode_is_cbc(int mode) { return mode == MODE_CBC_ENC || mode == MODE_CBC_DEC; }
+/* The modes are TS_MODE_* of ts_modes.h (ts_mode_name, ts_mode_direction, ts_crypt). */
 
 /* ------------------------------------------------------------------------ */
 /* Configuration and statistics                                              */
@@ -69,60 +60,11 @@ static struct {
 static unsigned long long total_cases, total_bytes;
 
 /* ------------------------------------------------------------------------ */
-/* Deterministic random numbers (splitmix64)                                  */
+/* Deterministic random numbers: splitmix64, bytes in host order (ts_rng.h);  */
+/* 128-bit big-endian counter arithmetic: the test's own, independent of both */
+/* implementations (ts_ctr_add, ts_ctr_sub)                                   */
 
-static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* Uniform enough in [0, n) for test-case selection; n > 0. */
-static size_t rnd_below(size_t n) { return (size_t)(rnd64() % (uint64_t)n); }
-
-static void rnd_bytes(uint8_t *p, size_t n)
-{
-    while (n >= 8) {
-        uint64_t r = rnd64();
-        memcpy(p, &r, 8);
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t r = rnd64();
-        memcpy(p, &r, n);
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* 128-bit big-endian counter arithmetic (the test's own, independent of both */
-/* implementations)                                                          */
-
-static void ctr_add(uint8_t c[16], uint64_t n)
-{
-    unsigned carry = 0;
-    for (int i = 15; i >= 0; i--) {
-        unsigned sum = (unsigned)c[i] + (unsigned)(n & 0xff) + carry;
-        c[i] = (uint8_t)sum;
-        carry = sum >> 8;
-        n >>= 8;
-    }
-}
-
-static void ctr_sub(uint8_t c[16], uint64_t n)
-{
-    unsigned borrow = 0;
-    for (int i = 15; i >= 0; i--) {
-        unsigned sub = (unsigned)(n & 0xff) + borrow;
-        borrow = (unsigned)c[i] < sub;
-        c[i] = (uint8_t)((unsigned)c[i] - sub);
-        n >>= 8;
-    }
-}
+static ts_rng rng;
 
 /* ------------------------------------------------------------------------ */
 /* The current case, for diagnostics                                          */
@@ -143,14 +85,6 @@ typedef struct {
 
 static const tcase *cur_case;
 
-static void print_hex(const char *label, const uint8_t *p, size_t n)
-{
-    printf("  %s", label);
-    for (size_t i = 0; i < n; i++)
-        printf("%02x", p[i]);
-    printf("\n");
-}
-
 static void print_case(const tcase *c)
 {
     printf("  seed 0x%" PRIx64 ", case #%llu (%s)\n", cfg.seed, total_cases + 1, c->kind);
@@ -160,7 +94,7 @@ static void print_case(const tcase *c)
         printf("  backend %s (forced)\n", cfg.backend);
     else
         printf("  automatic dispatch\n");
-    printf("  AES-%u %s, length %zu, %s, input offset %zu", c->bits, mode_name[c->mode], c->len,
+    printf("  AES-%u %s, length %zu, %s, input offset %zu", c->bits, ts_mode_name[c->mode], c->len,
            c->in_place ? "in place" : "out of place", c->in_off);
     if (!c->in_place)
         printf(", output offset %zu", c->out_off);
@@ -169,9 +103,9 @@ static void print_case(const tcase *c)
     for (size_t i = 0; i < c->npieces; i++)
         printf(" [%zu,%zu)", c->cuts[i], c->cuts[i + 1]);
     printf("\n");
-    print_hex("key:  ", c->key, c->bits / 8);
-    if (c->mode != MODE_ECB_ENC && c->mode != MODE_ECB_DEC)
-        print_hex(c->mode == MODE_CTR ? "ctr:  " : "iv:   ", c->iv, 16);
+    ts_hex_line(stdout, "key:  ", c->key, c->bits / 8);
+    if (c->mode != TS_MODE_ECB_ENC && c->mode != TS_MODE_ECB_DEC)
+        ts_hex_line(stdout, c->mode == TS_MODE_CTR ? "ctr:  " : "iv:   ", c->iv, 16);
 }
 
 static void mismatch_exit(void)
@@ -198,28 +132,16 @@ static void fail_at(const char *what, size_t pos, size_t piece, unsigned got, un
 }
 
 /* ------------------------------------------------------------------------ */
-/* OpenSSL oracle                                                             */
+/* OpenSSL oracle (ts_oracle.h); any failure of it ends the run               */
 
 static EVP_CIPHER_CTX *ossl_stream; /* the mode under test */
 static EVP_CIPHER_CTX *ossl_block;  /* single ECB blocks (CTR keystream) */
 
-static const EVP_CIPHER *ossl_cipher(unsigned bits, int mode)
+static void ossl_check(const char *failed)
 {
-    switch (mode) {
-    case MODE_ECB_ENC:
-    case MODE_ECB_DEC:
-        return bits == 128 ? EVP_aes_128_ecb() : bits == 192 ? EVP_aes_192_ecb() : EVP_aes_256_ecb();
-    case MODE_CBC_ENC:
-    case MODE_CBC_DEC:
-        return bits == 128 ? EVP_aes_128_cbc() : bits == 192 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
-    default:
-        return bits == 128 ? EVP_aes_128_ctr() : bits == 192 ? EVP_aes_192_ctr() : EVP_aes_256_ctr();
-    }
-}
-
-static void ossl_die(const char *what)
-{
-    printf("FAIL: OpenSSL oracle: %s failed\n", what);
+    if (failed == NULL)
+        return;
+    printf("FAIL: OpenSSL oracle: %s failed\n", failed);
     if (cur_case)
         print_case(cur_case);
     exit(1);
@@ -228,44 +150,22 @@ static void ossl_die(const char *what)
 static void oracle_begin(EVP_CIPHER_CTX *x, unsigned bits, int mode, const uint8_t *key,
                          const uint8_t *iv)
 {
-    int enc = mode_direction(mode) == AESGEN_ENCRYPT;
-    if (EVP_CipherInit_ex(x, ossl_cipher(bits, mode), NULL, key,
-                          (mode == MODE_ECB_ENC || mode == MODE_ECB_DEC) ? NULL : iv, enc) != 1)
-        ossl_die("EVP_CipherInit_ex");
-    if (EVP_CIPHER_CTX_set_padding(x, 0) != 1)
-        ossl_die("EVP_CIPHER_CTX_set_padding");
+    ossl_check(ts_oracle_begin(x, bits, mode, key, iv));
 }
 
 static void oracle_update(EVP_CIPHER_CTX *x, uint8_t *out, const uint8_t *in, size_t len)
 {
-    while (len) {
-        int n = len > (1u << 24) ? (1 << 24) : (int)len, outl = -1;
-        if (EVP_CipherUpdate(x, out, &outl, in, n) != 1)
-            ossl_die("EVP_CipherUpdate");
-        if (outl != n)
-            ossl_die("EVP_CipherUpdate output length");
-        out += n;
-        in += n;
-        len -= (size_t)n;
-    }
+    ossl_check(ts_oracle_update(x, out, in, len));
 }
 
 static void oracle_state(EVP_CIPHER_CTX *x, uint8_t iv[16], unsigned *num)
 {
-#if OPENSSL_VERSION_NUMBER >= 0x30000000L
-    if (EVP_CIPHER_CTX_get_updated_iv(x, iv, 16) != 1)
-        ossl_die("EVP_CIPHER_CTX_get_updated_iv");
-    *num = (unsigned)EVP_CIPHER_CTX_get_num(x);
-#else
-    memcpy(iv, EVP_CIPHER_CTX_iv(x), 16);
-    *num = (unsigned)EVP_CIPHER_CTX_num(x);
-#endif
+    ossl_check(ts_oracle_state(x, iv, num));
 }
 
 static void oracle_ecb_block(unsigned bits, const uint8_t *key, const uint8_t in[16], uint8_t out[16])
 {
-    oracle_begin(ossl_block, bits, MODE_ECB_ENC, key, NULL);
-    oracle_update(ossl_block, out, in, 16);
+    ossl_check(ts_oracle_ecb_block(ossl_block, bits, key, in, out));
 }
 
 /* OpenSSL is the oracle for CTR only if it treats the whole block as one
@@ -280,11 +180,11 @@ static void check_oracle_ctr_semantics(void)
                 uint8_t key[32], start[16], c[16], zero[16 * 8] = { 0 }, ks[16 * 8], blk[16];
                 uint8_t next[16];
                 unsigned num;
-                rnd_bytes(key, sizeof key);
-                rnd_bytes(start, 16);
+                ts_rng_bytes_native(&rng, key, sizeof key);
+                ts_rng_bytes_native(&rng, start, 16);
                 memset(start + ones_from[f], 0xff, 16 - ones_from[f]);
-                ctr_sub(start, back);
-                oracle_begin(ossl_stream, bits, MODE_CTR, key, start);
+                ts_ctr_sub(start, back);
+                oracle_begin(ossl_stream, bits, TS_MODE_CTR, key, start);
                 oracle_update(ossl_stream, ks, zero, 5);       /* mid-block split */
                 oracle_update(ossl_stream, ks + 5, zero, 123); /* 128 bytes in all */
                 memcpy(c, start, 16);
@@ -294,12 +194,11 @@ static void check_oracle_ctr_semantics(void)
                         printf("FAIL: OpenSSL AES-%u-CTR does not increment the whole 128-bit "
                                "counter block (block %u after start counter ",
                                bits, i);
-                        for (int k = 0; k < 16; k++)
-                            printf("%02x", start[k]);
+                        ts_hex(stdout, start, 16);
                         printf("); it cannot serve as the oracle\n");
                         exit(1);
                     }
-                    ctr_add(c, 1);
+                    ts_ctr_add(c, 1);
                 }
                 oracle_state(ossl_stream, next, &num);
                 if (memcmp(next, c, 16) != 0 || num != 0) {
@@ -369,18 +268,6 @@ static void setup_ctx(aesgen_ctx *ctx, const uint8_t *key, unsigned bits, int di
     }
 }
 
-static int aesgen_call(int mode, const aesgen_ctx *ctx, uint8_t iv[16], aesgen_ctr *ctr,
-                       uint8_t *out, const uint8_t *in, size_t len)
-{
-    switch (mode) {
-    case MODE_ECB_ENC: return aesgen_ecb_encrypt(ctx, out, in, len);
-    case MODE_ECB_DEC: return aesgen_ecb_decrypt(ctx, out, in, len);
-    case MODE_CBC_ENC: return aesgen_cbc_encrypt(ctx, iv, out, in, len);
-    case MODE_CBC_DEC: return aesgen_cbc_decrypt(ctx, iv, out, in, len);
-    default: return aesgen_ctr_crypt(ctx, ctr, out, in, len);
-    }
-}
-
 /* The CTR stream after `done` bytes must stand at the same place as OpenSSL:
  * counter = the next counter block to encrypt, `used` = bytes consumed of the
  * keystream of the block before it, the unconsumed keystream bytes correct.
@@ -393,10 +280,10 @@ static void check_ctr_state(const tcase *c, const aesgen_ctr *ctr, size_t done, 
     char msg[200];
 
     memcpy(want, c->iv, 16);
-    ctr_add(want, (uint64_t)(done / 16 + (done % 16 != 0)));
+    ts_ctr_add(want, (uint64_t)(done / 16 + (done % 16 != 0)));
     oracle_state(ossl_stream, ossl_iv, &ossl_num);
     if (memcmp(ossl_iv, want, 16) != 0 || ossl_num != done % 16)
-        ossl_die("CTR state differs from start + ceil(bytes/16) (oracle self-check)");
+        ossl_check("CTR state differs from start + ceil(bytes/16) (oracle self-check)");
 
     if (ctr->used > 16) {
         snprintf(msg, sizeof msg, "after call %zu the CTR stream has used = %u (> 16)", piece,
@@ -410,12 +297,12 @@ static void check_ctr_state(const tcase *c, const aesgen_ctr *ctr, size_t done, 
                      "block that is not OpenSSL's next counter (expected used = %zu)",
                      piece, done, (unsigned)ctr->used, done % 16);
             printf("MISMATCH: %s\n", msg);
-            print_hex("aesgen counter:   ", ctr->counter, 16);
-            print_hex("expected counter: ", want, 16);
+            ts_hex_line(stdout, "aesgen counter:   ", ctr->counter, 16);
+            ts_hex_line(stdout, "expected counter: ", want, 16);
             mismatch_exit();
         }
         memcpy(prev, want, 16);
-        ctr_sub(prev, 1);
+        ts_ctr_sub(prev, 1);
         oracle_ecb_block(c->bits, c->key, prev, ks);
         for (unsigned i = ctr->used; i < 16; i++)
             if (ctr->keystream[i] != ks[i]) {
@@ -429,7 +316,7 @@ static void check_ctr_state(const tcase *c, const aesgen_ctr *ctr, size_t done, 
         return;
     /* Eagerly buffered: counter one further, keystream of `want` held. */
     memcpy(prev, want, 16);
-    ctr_add(prev, 1);
+    ts_ctr_add(prev, 1);
     if (ctr->used == 0 && memcmp(ctr->counter, prev, 16) == 0) {
         oracle_ecb_block(c->bits, c->key, want, ks);
         if (memcmp(ctr->keystream, ks, 16) == 0)
@@ -440,8 +327,8 @@ static void check_ctr_state(const tcase *c, const aesgen_ctr *ctr, size_t done, 
              "not stand at OpenSSL's next counter block",
              piece, done, (unsigned)ctr->used);
     printf("MISMATCH: %s\n", msg);
-    print_hex("aesgen counter:   ", ctr->counter, 16);
-    print_hex("expected counter: ", want, 16);
+    ts_hex_line(stdout, "aesgen counter:   ", ctr->counter, 16);
+    ts_hex_line(stdout, "expected counter: ", want, 16);
     mismatch_exit();
 }
 
@@ -449,7 +336,7 @@ static void run_case(const tcase *c)
 {
     uint8_t *in = in_arena + GUARD + c->in_off;
     uint8_t *out = c->in_place ? in : out_arena + GUARD + c->out_off;
-    int dir = mode_direction(c->mode);
+    int dir = ts_mode_direction(c->mode);
     /* any 8-byte-aligned address must do (aesgen.h): the context goes where the case says */
     _Alignas(64) static unsigned char ctx_arena[sizeof(aesgen_ctx) + 64];
     aesgen_ctx *const ctx = (aesgen_ctx *)(void *)(ctx_arena + c->ctx_off);
@@ -466,13 +353,13 @@ static void run_case(const tcase *c)
     fill_pattern(in_arena, GUARD + c->in_off + c->len + GUARD);
     if (!c->in_place)
         fill_pattern(out_arena, GUARD + c->out_off + c->len + GUARD);
-    rnd_bytes(src, c->len);
+    ts_rng_bytes_native(&rng, src, c->len);
     memcpy(in, src, c->len);
 
     setup_ctx(ctx, c->key, c->bits, dir);
     oracle_begin(ossl_stream, c->bits, c->mode, c->key, c->iv);
     memcpy(iv, c->iv, 16);
-    if (c->mode == MODE_CTR) {
+    if (c->mode == TS_MODE_CTR) {
         rc = aesgen_ctr_init(&ctr, c->iv);
         if (rc != AESGEN_OK)
             fail("aesgen_ctr_init returned %s", aesgen_status_string(rc));
@@ -482,26 +369,26 @@ static void run_case(const tcase *c)
     for (size_t p = 0; p < c->npieces; p++) {
         size_t a = c->cuts[p], b = c->cuts[p + 1];
         oracle_update(ossl_stream, expect + a, src + a, b - a);
-        rc = aesgen_call(c->mode, ctx, iv, &ctr, out + a, in + a, b - a);
+        rc = ts_crypt(c->mode, ctx, iv, &ctr, out + a, in + a, b - a);
         if (rc != AESGEN_OK) {
             char msg[160];
             snprintf(msg, sizeof msg, "call %zu ([%zu,%zu)) returned %d", p, a, b, rc);
             printf("MISMATCH: %s (%s)\n", msg, aesgen_status_string(rc));
             mismatch_exit();
         }
-        if (mode_is_cbc(c->mode)) {
+        if (ts_mode_is_cbc(c->mode)) {
             /* IV = last ciphertext block so far. */
-            const uint8_t *want = b == 0 ? c->iv : (c->mode == MODE_CBC_ENC ? expect : src) + b - 16;
+            const uint8_t *want = b == 0 ? c->iv : (c->mode == TS_MODE_CBC_ENC ? expect : src) + b - 16;
             if (memcmp(iv, want, 16) != 0) {
                 char msg[160];
                 snprintf(msg, sizeof msg,
                          "IV after call %zu ([%zu,%zu)) is not the last ciphertext block", p, a, b);
                 printf("MISMATCH: %s\n", msg);
-                print_hex("aesgen iv:   ", iv, 16);
-                print_hex("expected iv: ", want, 16);
+                ts_hex_line(stdout, "aesgen iv:   ", iv, 16);
+                ts_hex_line(stdout, "expected iv: ", want, 16);
                 mismatch_exit();
             }
-        } else if (c->mode == MODE_CTR) {
+        } else if (c->mode == TS_MODE_CTR) {
             check_ctr_state(c, &ctr, b, p);
         }
     }
@@ -531,7 +418,7 @@ static void run_case(const tcase *c)
     }
 
     aesgen_wipe(ctx);
-    if (c->mode == MODE_CTR)
+    if (c->mode == TS_MODE_CTR)
         aesgen_ctr_wipe(&ctr);
     total_cases++;
     total_bytes += c->len;
@@ -548,28 +435,28 @@ static void new_case(tcase *c, const char *kind, unsigned bits, int mode, size_t
     c->bits = bits;
     c->mode = mode;
     c->len = len;
-    c->in_off = rnd_below(16);
-    c->out_off = rnd_below(16);
+    c->in_off = ts_rng_below(&rng, 16);
+    c->out_off = ts_rng_below(&rng, 16);
     c->in_place = 0;
     c->npieces = 1;
     c->cuts[0] = 0;
     c->cuts[1] = len;
-    rnd_bytes(c->key, bits / 8);
-    rnd_bytes(c->iv, 16);
+    ts_rng_bytes_native(&rng, c->key, bits / 8);
+    ts_rng_bytes_native(&rng, c->iv, 16);
 }
 
 /* Split c->len into random calls; unit 1 (CTR, any byte) or 16 (CBC). */
 static void random_split(tcase *c, size_t unit)
 {
-    size_t pos = 0, n = 0, max_pieces = 2 + rnd_below(MAX_PIECES - 1);
+    size_t pos = 0, n = 0, max_pieces = 2 + ts_rng_below(&rng, MAX_PIECES - 1);
     c->cuts[0] = 0;
     while (n + 1 < max_pieces && pos < c->len) {
         size_t rem = c->len - pos, len;
-        switch (rnd_below(10)) {
-        case 0: len = 0; break;                                            /* empty call */
-        case 1: case 2: case 3: len = unit * (1 + rnd_below(unit == 1 ? 40 : 4)); break; /* small */
-        case 4: case 5: len = 16 * (1 + rnd_below(8)); break;              /* whole blocks */
-        default: len = unit * rnd_below(rem / unit + 1); break;            /* anything */
+        switch (ts_rng_below(&rng, 10)) {
+        case 0: len = 0; break;                                                      /* empty call */
+        case 1: case 2: case 3: len = unit * (1 + ts_rng_below(&rng, unit == 1 ? 40 : 4)); break; /* small */
+        case 4: case 5: len = 16 * (1 + ts_rng_below(&rng, 8)); break;               /* whole blocks */
+        default: len = unit * ts_rng_below(&rng, rem / unit + 1); break;             /* anything */
         }
         if (len > rem)
             len = rem;
@@ -582,7 +469,7 @@ static void random_split(tcase *c, size_t unit)
 
 static void sweep(unsigned bits, int mode)
 {
-    const int ctr = mode == MODE_CTR, chain = mode == MODE_CTR || mode_is_cbc(mode);
+    const int ctr = mode == TS_MODE_CTR, chain = mode == TS_MODE_CTR || ts_mode_is_cbc(mode);
     const size_t unit = ctr ? 1 : 16;
     unsigned long long cases0 = total_cases, bytes0 = total_bytes;
     tcase c;
@@ -634,7 +521,7 @@ static void sweep(unsigned bits, int mode)
             if (cfg.quick && i > 1)
                 break;
             for (int ip = 0; ip < 2; ip++) {
-                size_t len = 65536 + 16 * ks[i] + (ctr ? rnd_below(16) : 0);
+                size_t len = 65536 + 16 * ks[i] + (ctr ? ts_rng_below(&rng, 16) : 0);
                 new_case(&c, "large", bits, mode, len);
                 c.in_place = ip;
                 run_case(&c);
@@ -642,7 +529,7 @@ static void sweep(unsigned bits, int mode)
         }
         if (!cfg.quick) {
             new_case(&c, "large", bits, mode, ((size_t)1 << 20) + (ctr ? 13 : 16));
-            c.in_place = (int)rnd_below(2);
+            c.in_place = (int)ts_rng_below(&rng, 2);
             run_case(&c);
         }
     }
@@ -651,7 +538,7 @@ static void sweep(unsigned bits, int mode)
     if (chain) {
         const unsigned trials = cfg.quick ? 40 : 200;
         for (unsigned t = 0; t < trials; t++) {
-            size_t len = t % 10 == 9 ? rnd_below(70000) : rnd_below(4097);
+            size_t len = t % 10 == 9 ? ts_rng_below(&rng, 70000) : ts_rng_below(&rng, 4097);
             len -= len % unit;
             new_case(&c, "split", bits, mode, len);
             c.in_place = (int)(t & 1);
@@ -674,10 +561,10 @@ static void sweep(unsigned bits, int mode)
         for (size_t f = 0; f < sizeof ones_from / sizeof ones_from[0]; f++) {
             for (unsigned j = 0; j <= span; j++) {
                 for (int split = 0; split < 2; split++) {
-                    size_t len = 16 * (j + 1 + rnd_below(span)) + rnd_below(16);
+                    size_t len = 16 * (j + 1 + ts_rng_below(&rng, span)) + ts_rng_below(&rng, 16);
                     new_case(&c, split ? "counter wrap, split" : "counter wrap", bits, mode, len);
                     memset(c.iv + ones_from[f], 0xff, 16 - ones_from[f]);
-                    ctr_sub(c.iv, j); /* the carry happens after j + 1 blocks */
+                    ts_ctr_sub(c.iv, j); /* the carry happens after j + 1 blocks */
                     c.in_place = (int)((j + f) & 1);
                     if (split)
                         random_split(&c, 1);
@@ -701,7 +588,7 @@ static void sweep(unsigned bits, int mode)
             }
     }
 
-    printf("  AES-%u %-11s %7llu cases %10.2f MB\n", bits, mode_name[mode], total_cases - cases0,
+    printf("  AES-%u %-11s %7llu cases %10.2f MB\n", bits, ts_mode_name[mode], total_cases - cases0,
            (double)(total_bytes - bytes0) / 1e6);
     fflush(stdout);
 }
@@ -861,13 +748,13 @@ int main(int argc, char **argv)
     out_arena = align64(raw_out);
 
     double t0 = now_seconds();
-    rng_state = cfg.seed;
+    ts_rng_seed(&rng, cfg.seed);
     check_oracle_ctr_semantics();
-    rng_state = cfg.seed; /* the cases do not depend on the self-check */
+    ts_rng_seed(&rng, cfg.seed); /* the cases do not depend on the self-check */
 
     for (unsigned i = 0; i < nbits; i++)
-        for (int m = 0; m < MODE_COUNT; m++)
-            if (run_dir < 0 || mode_direction(m) == run_dir)
+        for (int m = 0; m < TS_MODE_COUNT; m++)
+            if (run_dir < 0 || ts_mode_direction(m) == run_dir)
                 sweep(bits_list[i], m);
 
     printf("PASS: %llu cases, %.2f MB through aesgen, %.2f s (seed 0x%" PRIx64 ")\n", total_cases,

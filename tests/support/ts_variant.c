@@ -1,0 +1,71 @@
+/* ts_variant.c -- reference variant, descriptor calls, buffers (see ts_variant.h). */
+#include "ts_variant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* 0 for the native word (and for hardware variants), 1 narrower, 2 wider. */
+static unsigned width_fit(const aesgen_variant *v)
+{
+    return v->word_bits == 0 || v->word_bits == TS_NATIVE_WORD_BITS ? 0u
+           : v->word_bits < TS_NATIVE_WORD_BITS                    ? 1u
+                                                                   : 2u;
+}
+
+const aesgen_variant *ts_reference_variant(unsigned key_bits, int direction)
+{
+    const aesgen_variant *best = NULL;
+    unsigned long best_score = 0;
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const aesgen_variant *v = aesgen_registry[i];
+        if (v->key_bits != key_bits || v->direction != direction || v->features != 0 ||
+            !aesgen_variant_usable(v))
+            continue;
+        const unsigned long score = (unsigned long)v->rank * 4u + width_fit(v);
+        if (best == NULL || score < best_score) {
+            best = v;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+void ts_variant_run(const aesgen_variant *v, const uint8_t *rk, int mode, uint8_t *out,
+                    const uint8_t *in, size_t n, uint8_t iv[16])
+{
+    if (mode == TS_VARIANT_ECB)
+        v->ecb(rk, out, in, n);
+    else if (mode == TS_VARIANT_CBC)
+        v->cbc(rk, out, in, n, iv);
+    else
+        v->ctr(rk, out, in, n, iv);
+}
+
+uint8_t *ts_alloc64(size_t n, const char *prog)
+{
+    void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+    if (p == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        exit(1);
+    }
+    return p;
+}
+
+static uint8_t pattern(size_t i)
+{
+    return (uint8_t)(i * 131u + 7u);
+}
+
+void ts_region_fill(uint8_t *r, size_t used)
+{
+    for (size_t i = 0; i < used; i++)
+        r[i] = pattern(i);
+}
+
+size_t ts_region_changed(const uint8_t *r, size_t lo, size_t hi, size_t used)
+{
+    for (size_t i = 0; i < used; i++)
+        if ((i < lo || i >= hi) && r[i] != pattern(i))
+            return i;
+    return used;
+}

@@ -18,8 +18,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "aesgen_bytes.h"
 #include "aesgen_variant.h"
 
 void aesgen_aes128_dec__ppc64le_power8_x8_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
@@ -40,6 +38,8 @@ const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8 = {
     .features = AESGEN_CPU_PPC_VCRYPTO,
     .schedule_bytes = 176,
     .info = "interleave 8 blocks; ecb: resident; cbc: partial",
+    .ctr_low64 = 0,
+    .align = 0,
     .setkey = aesgen_setkey_aes128_reversed,
     .ecb = aesgen_aes128_dec__ppc64le_power8_x8_ecb,
     .cbc = aesgen_aes128_dec__ppc64le_power8_x8_cbc,

@@ -26,9 +26,9 @@
 
 void aesgen_aes192_enc__riscv64_zkn_x2_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
 void aesgen_aes192_enc__riscv64_zkn_x2_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
-/* Requires that the low 64 bits of the counter do not wrap within the call. */
-void aesgen_aes192_enc__riscv64_zkn_x2_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                         const uint8_t counter[16]);
+/* Counts in the low 64 bits of the counter only, which must not wrap within the call,
+   and leaves counter[] as it was (ctr_low64). */
+void aesgen_aes192_enc__riscv64_zkn_x2_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 
 /* Writes the round keys; reads the key from an 8-byte aligned buffer. */
 void aesgen_aes192_enc__riscv64_zkn_x2_expand_key(void *rk, const uint64_t key[4]);
@@ -42,23 +42,6 @@ static void aes192_enc__riscv64_zkn_x2_setkey(void *rk, const uint8_t *key)
     aesgen_memwipe(aligned, sizeof aligned);
 }
 
-/* The loops add to the low 64 bits of the counter only; split where they would wrap. */
-static void aes192_enc__riscv64_zkn_x2_ctr(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                              uint8_t counter[16])
-{
-    while (nblocks != 0) {
-        const uint64_t to_wrap_minus_1 = ~aesgen_load_be64(counter + 8);
-        size_t n = nblocks;
-        if ((uint64_t)(n - 1) > to_wrap_minus_1)
-            n = (size_t)to_wrap_minus_1 + 1;
-        aesgen_aes192_enc__riscv64_zkn_x2_ctr_nocarry(rk, out, in, n, counter);
-        aesgen_ctr_add(counter, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-}
-
 const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2 = {
     .name = "aes192_enc__riscv64_zkn_x2",
     .backend = "riscv64-zkn",
@@ -70,10 +53,12 @@ const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2 = {
     .features = AESGEN_CPU_RV_ZKNE,
     .schedule_bytes = 208,
     .info = "interleave 2 blocks; ecb: partial; ctr: partial; cbc: partial",
+    .ctr_low64 = 1,
+    .align = 0,
     .setkey = aes192_enc__riscv64_zkn_x2_setkey,
     .ecb = aesgen_aes192_enc__riscv64_zkn_x2_ecb,
     .cbc = aesgen_aes192_enc__riscv64_zkn_x2_cbc,
-    .ctr = aes192_enc__riscv64_zkn_x2_ctr,
+    .ctr = aesgen_aes192_enc__riscv64_zkn_x2_ctr_nocarry,
 };
 
 #endif

@@ -26,9 +26,9 @@
 
 void aesgen_aes128_enc__sparc64_t4_x2_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
 void aesgen_aes128_enc__sparc64_t4_x2_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
-/* Requires that the low 64 bits of the counter do not wrap within the call. */
-void aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                         const uint8_t counter[16]);
+/* Counts in the low 64 bits of the counter only, which must not wrap within the call,
+   and leaves counter[] as it was (ctr_low64). */
+void aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 
 /* Writes the round keys; reads the key from an 8-byte aligned buffer. */
 void aesgen_aes128_enc__sparc64_t4_x2_expand_key(void *rk, const uint64_t key[4]);
@@ -42,94 +42,6 @@ static void aes128_enc__sparc64_t4_x2_setkey(void *rk, const uint8_t *key)
     aesgen_memwipe(aligned, sizeof aligned);
 }
 
-/* The loops move 8 bytes per load and store, which must be 8-byte aligned: other
-   buffers pass through an aligned bounce buffer, the IV and counter through a copy. */
-#define BOUNCE_BLOCKS 32
-
-static int aes128_enc__sparc64_t4_x2_misaligned(const void *a, const void *b)
-{
-    return (((uintptr_t)a | (uintptr_t)b) & 7u) != 0;
-}
-
-static void aes128_enc__sparc64_t4_x2_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-    uint64_t buf[2 * BOUNCE_BLOCKS];
-    if (!aes128_enc__sparc64_t4_x2_misaligned(out, in)) {
-        aesgen_aes128_enc__sparc64_t4_x2_ecb(rk, out, in, nblocks);
-        return;
-    }
-    while (nblocks != 0) {
-        const size_t n = nblocks < BOUNCE_BLOCKS ? nblocks : BOUNCE_BLOCKS;
-        memcpy(buf, in, 16 * n);
-        aesgen_aes128_enc__sparc64_t4_x2_ecb(rk, (uint8_t *)buf, (const uint8_t *)buf, n);
-        memcpy(out, buf, 16 * n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-    aesgen_memwipe(buf, sizeof buf);
-}
-
-static void aes128_enc__sparc64_t4_x2_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16])
-{
-    uint64_t chain[2], buf[2 * BOUNCE_BLOCKS];
-    memcpy(chain, iv, 16);
-    if (!aes128_enc__sparc64_t4_x2_misaligned(out, in)) {
-        aesgen_aes128_enc__sparc64_t4_x2_cbc(rk, out, in, nblocks, (uint8_t *)chain);
-    } else {
-        while (nblocks != 0) {
-            const size_t n = nblocks < BOUNCE_BLOCKS ? nblocks : BOUNCE_BLOCKS;
-            memcpy(buf, in, 16 * n);
-            aesgen_aes128_enc__sparc64_t4_x2_cbc(rk, (uint8_t *)buf, (const uint8_t *)buf, n, (uint8_t *)chain);
-            memcpy(out, buf, 16 * n);
-            in += 16 * n;
-            out += 16 * n;
-            nblocks -= n;
-        }
-        aesgen_memwipe(buf, sizeof buf);
-    }
-    memcpy(iv, chain, 16);
-}
-
-static void aes128_enc__sparc64_t4_x2_ctr_run(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                              const uint8_t counter[16])
-{
-    uint64_t ctr[2], buf[2 * BOUNCE_BLOCKS];
-    memcpy(ctr, counter, 16);
-    if (!aes128_enc__sparc64_t4_x2_misaligned(out, in)) {
-        aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry(rk, out, in, nblocks, (const uint8_t *)ctr);
-        return;
-    }
-    while (nblocks != 0) {
-        const size_t n = nblocks < BOUNCE_BLOCKS ? nblocks : BOUNCE_BLOCKS;
-        memcpy(buf, in, 16 * n);
-        aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry(rk, (uint8_t *)buf, (const uint8_t *)buf, n, (const uint8_t *)ctr);
-        memcpy(out, buf, 16 * n);
-        aesgen_ctr_add((uint8_t *)ctr, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-    aesgen_memwipe(buf, sizeof buf);
-}
-
-/* The loops add to the low 64 bits of the counter only; split where they would wrap. */
-static void aes128_enc__sparc64_t4_x2_ctr(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                              uint8_t counter[16])
-{
-    while (nblocks != 0) {
-        const uint64_t to_wrap_minus_1 = ~aesgen_load_be64(counter + 8);
-        size_t n = nblocks;
-        if ((uint64_t)(n - 1) > to_wrap_minus_1)
-            n = (size_t)to_wrap_minus_1 + 1;
-        aes128_enc__sparc64_t4_x2_ctr_run(rk, out, in, n, counter);
-        aesgen_ctr_add(counter, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-}
-
 const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2 = {
     .name = "aes128_enc__sparc64_t4_x2",
     .backend = "sparc64-t4",
@@ -141,10 +53,12 @@ const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2 = {
     .features = AESGEN_CPU_SPARC_AES,
     .schedule_bytes = 176,
     .info = "interleave 2 blocks; ecb: resident; ctr: resident; cbc: resident",
+    .ctr_low64 = 1,
+    .align = 8,
     .setkey = aes128_enc__sparc64_t4_x2_setkey,
-    .ecb = aes128_enc__sparc64_t4_x2_ecb,
-    .cbc = aes128_enc__sparc64_t4_x2_cbc,
-    .ctr = aes128_enc__sparc64_t4_x2_ctr,
+    .ecb = aesgen_aes128_enc__sparc64_t4_x2_ecb,
+    .cbc = aesgen_aes128_enc__sparc64_t4_x2_cbc,
+    .ctr = aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry,
 };
 
 #endif

@@ -38,55 +38,6 @@ static void aes192_dec__sparc64_t4_x2_setkey(void *rk, const uint8_t *key)
     aesgen_memwipe(aligned, sizeof aligned);
 }
 
-/* The loops move 8 bytes per load and store, which must be 8-byte aligned: other
-   buffers pass through an aligned bounce buffer, the IV and counter through a copy. */
-#define BOUNCE_BLOCKS 32
-
-static int aes192_dec__sparc64_t4_x2_misaligned(const void *a, const void *b)
-{
-    return (((uintptr_t)a | (uintptr_t)b) & 7u) != 0;
-}
-
-static void aes192_dec__sparc64_t4_x2_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-    uint64_t buf[2 * BOUNCE_BLOCKS];
-    if (!aes192_dec__sparc64_t4_x2_misaligned(out, in)) {
-        aesgen_aes192_dec__sparc64_t4_x2_ecb(rk, out, in, nblocks);
-        return;
-    }
-    while (nblocks != 0) {
-        const size_t n = nblocks < BOUNCE_BLOCKS ? nblocks : BOUNCE_BLOCKS;
-        memcpy(buf, in, 16 * n);
-        aesgen_aes192_dec__sparc64_t4_x2_ecb(rk, (uint8_t *)buf, (const uint8_t *)buf, n);
-        memcpy(out, buf, 16 * n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-    aesgen_memwipe(buf, sizeof buf);
-}
-
-static void aes192_dec__sparc64_t4_x2_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16])
-{
-    uint64_t chain[2], buf[2 * BOUNCE_BLOCKS];
-    memcpy(chain, iv, 16);
-    if (!aes192_dec__sparc64_t4_x2_misaligned(out, in)) {
-        aesgen_aes192_dec__sparc64_t4_x2_cbc(rk, out, in, nblocks, (uint8_t *)chain);
-    } else {
-        while (nblocks != 0) {
-            const size_t n = nblocks < BOUNCE_BLOCKS ? nblocks : BOUNCE_BLOCKS;
-            memcpy(buf, in, 16 * n);
-            aesgen_aes192_dec__sparc64_t4_x2_cbc(rk, (uint8_t *)buf, (const uint8_t *)buf, n, (uint8_t *)chain);
-            memcpy(out, buf, 16 * n);
-            in += 16 * n;
-            out += 16 * n;
-            nblocks -= n;
-        }
-        aesgen_memwipe(buf, sizeof buf);
-    }
-    memcpy(iv, chain, 16);
-}
-
 const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2 = {
     .name = "aes192_dec__sparc64_t4_x2",
     .backend = "sparc64-t4",
@@ -98,9 +49,11 @@ const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2 = {
     .features = AESGEN_CPU_SPARC_AES,
     .schedule_bytes = 208,
     .info = "interleave 2 blocks; ecb: resident; cbc: resident",
+    .ctr_low64 = 0,
+    .align = 8,
     .setkey = aes192_dec__sparc64_t4_x2_setkey,
-    .ecb = aes192_dec__sparc64_t4_x2_ecb,
-    .cbc = aes192_dec__sparc64_t4_x2_cbc,
+    .ecb = aesgen_aes192_dec__sparc64_t4_x2_ecb,
+    .cbc = aesgen_aes192_dec__sparc64_t4_x2_cbc,
     .ctr = NULL,
 };
 

@@ -19,36 +19,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "aesgen_bytes.h"
 #include "aesgen_variant.h"
 
 void aesgen_aes192_enc__x86_64_vaes256_x8_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
 void aesgen_aes192_enc__x86_64_vaes256_x8_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
-/* Requires that the low 64 bits of the counter do not wrap within the call. */
-void aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                         const uint8_t counter[16]);
+/* Counts in the low 64 bits of the counter only, which must not wrap within the call,
+   and leaves counter[] as it was (ctr_low64). */
+void aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 
 /* Round keys as the AES instructions read them: 208 bytes
    (generated/common/, shared with the other variants of this key size and order). */
 void aesgen_setkey_aes192_forward(void *rk, const uint8_t *key);
-
-/* The loops add to the low 64 bits of the counter only; split where they would wrap. */
-static void aes192_enc__x86_64_vaes256_x8_ctr(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
-                              uint8_t counter[16])
-{
-    while (nblocks != 0) {
-        const uint64_t to_wrap_minus_1 = ~aesgen_load_be64(counter + 8);
-        size_t n = nblocks;
-        if ((uint64_t)(n - 1) > to_wrap_minus_1)
-            n = (size_t)to_wrap_minus_1 + 1;
-        aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry(rk, out, in, n, counter);
-        aesgen_ctr_add(counter, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
-}
 
 const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8 = {
     .name = "aes192_enc__x86_64_vaes256_x8",
@@ -61,10 +42,12 @@ const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8 = {
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES,
     .schedule_bytes = 208,
     .info = "interleave 8 x ymm (16 blocks); ecb: partial; ctr: partial; cbc: resident",
+    .ctr_low64 = 1,
+    .align = 0,
     .setkey = aesgen_setkey_aes192_forward,
     .ecb = aesgen_aes192_enc__x86_64_vaes256_x8_ecb,
     .cbc = aesgen_aes192_enc__x86_64_vaes256_x8_cbc,
-    .ctr = aes192_enc__x86_64_vaes256_x8_ctr,
+    .ctr = aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry,
 };
 
 #endif

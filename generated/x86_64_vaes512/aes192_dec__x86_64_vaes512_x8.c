@@ -18,8 +18,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "aesgen_bytes.h"
 #include "aesgen_variant.h"
 
 void aesgen_aes192_dec__x86_64_vaes512_x8_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
@@ -40,6 +38,8 @@ const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8 = {
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512BW,
     .schedule_bytes = 208,
     .info = "interleave 8 x zmm (32 blocks); ecb: resident; cbc: resident",
+    .ctr_low64 = 0,
+    .align = 0,
     .setkey = aesgen_setkey_aes192_equivalent_inverse,
     .ecb = aesgen_aes192_dec__x86_64_vaes512_x8_ecb,
     .cbc = aesgen_aes192_dec__x86_64_vaes512_x8_cbc,

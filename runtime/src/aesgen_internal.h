@@ -20,6 +20,16 @@ int aesgen_variant_usable(const aesgen_variant *v);
 int aesgen_init_variants(aesgen_ctx *ctx, const uint8_t *key, size_t key_len,
                          const aesgen_variant *enc, const aesgen_variant *dec);
 
+/* A variant's mode functions with the whole contract of aesgen_variant.h,
+ * whatever the variant leaves to its caller (ctr_low64, align): any alignment,
+ * and a CTR counter that is one 128-bit integer, advanced by nblocks. */
+void aesgen_variant_ecb(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                        size_t nblocks);
+void aesgen_variant_cbc(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                        size_t nblocks, uint8_t iv[16]);
+void aesgen_variant_ctr(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                        size_t nblocks, uint8_t counter[16]);
+
 /* CPU features detected at run time (AESGEN_CPU_* bits). */
 uint32_t aesgen_cpu_features(void);
 

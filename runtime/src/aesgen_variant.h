@@ -31,6 +31,15 @@ typedef struct aesgen_variant {
     uint32_t features;     /* AESGEN_CPU_* bits required */
     uint32_t schedule_bytes;
     const char *info;      /* how it computes: interleave, key policy per mode, ... */
+    /* What the mode functions leave to their caller (variant_call.c does it, so
+     * call them through aesgen_variant_ecb/cbc/ctr for the full contract):
+     * ctr_low64: ctr counts in the low 64 bits of the counter only and leaves
+     *   counter[] as it was: the caller splits calls where those bits wrap and
+     *   advances the counter (the hardware loops);
+     * align: 0, or the alignment out, in, iv and counter must have (the caller
+     *   passes other buffers through an aligned bounce buffer). */
+    uint8_t ctr_low64;
+    uint8_t align;
 
     /* Writes the round keys of this direction (schedule_bytes). rk is only
      * 8-byte aligned (a context may sit at any 8-byte-aligned address), so no
@@ -41,8 +50,8 @@ typedef struct aesgen_variant {
     /* CBC over nblocks; iv is updated to the last ciphertext block. */
     void (*cbc)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
                 uint8_t iv[16]);
-    /* CTR over nblocks whole blocks, counter advanced by nblocks (mod 2^128).
-     * Encryption variants only; NULL for decryption variants. */
+    /* CTR over nblocks whole blocks, counter advanced by nblocks (mod 2^128);
+     * see ctr_low64. Encryption variants only; NULL for decryption variants. */
     void (*ctr)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
                 uint8_t counter[16]);
 } aesgen_variant;

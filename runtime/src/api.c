@@ -164,7 +164,7 @@ int aesgen_ecb_encrypt(const aesgen_ctx *ctx, uint8_t *out, const uint8_t *in, s
 {
     int rc = check_blocks(ctx, out, in, len);
     if (rc == AESGEN_OK && len != 0)
-        cstate_of(ctx)->enc->ecb(cschedule_of(ctx, AESGEN_ENCRYPT), out, in, len / 16);
+        aesgen_variant_ecb(cstate_of(ctx)->enc, cschedule_of(ctx, AESGEN_ENCRYPT), out, in, len / 16);
     return rc;
 }
 
@@ -172,7 +172,7 @@ int aesgen_ecb_decrypt(const aesgen_ctx *ctx, uint8_t *out, const uint8_t *in, s
 {
     int rc = check_blocks(ctx, out, in, len);
     if (rc == AESGEN_OK && len != 0)
-        cstate_of(ctx)->dec->ecb(cschedule_of(ctx, AESGEN_DECRYPT), out, in, len / 16);
+        aesgen_variant_ecb(cstate_of(ctx)->dec, cschedule_of(ctx, AESGEN_DECRYPT), out, in, len / 16);
     return rc;
 }
 
@@ -186,7 +186,7 @@ static int cbc(const aesgen_ctx *ctx, int direction, uint8_t iv[16], uint8_t *ou
         return AESGEN_ERR_NULL;
     if (len != 0) {
         const aesgen_variant *v = direction == AESGEN_ENCRYPT ? cstate_of(ctx)->enc : cstate_of(ctx)->dec;
-        v->cbc(cschedule_of(ctx, direction), out, in, len / 16, iv);
+        aesgen_variant_cbc(v, cschedule_of(ctx, direction), out, in, len / 16, iv);
     }
     return AESGEN_OK;
 }
@@ -233,14 +233,14 @@ int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr, uint8_t *out, const
         len--;
     }
     if (len >= 16) {
-        v->ctr(rk, out, in, len / 16, ctr->counter);
+        aesgen_variant_ctr(v, rk, out, in, len / 16, ctr->counter);
         out += len & ~(size_t)15;
         in += len & ~(size_t)15;
         len &= 15;
     }
     if (len != 0) {
         static const uint8_t zero[16];
-        v->ctr(rk, ctr->keystream, zero, 1, ctr->counter);
+        aesgen_variant_ctr(v, rk, ctr->keystream, zero, 1, ctr->counter);
         for (ctr->used = 0; ctr->used < len; ctr->used++)
             out[ctr->used] = in[ctr->used] ^ ctr->keystream[ctr->used];
     }

@@ -127,7 +127,11 @@ static void test_variant(const aesgen_variant *v)
                              mode_names[mode], n, in_place ? " in place" : "", at_end ? "ending at" : "after");
                     fill(in, len, (unsigned)n + 17u * (unsigned)mode);
                     fill(iv, 16, 99);
+                    if (mode == 2 && v->ctr_low64)
+                        iv[8] = 0;   /* the loop's low 64 bits must not wrap within the call */
                     memcpy(twin_iv, iv, 16);
+                    uint8_t iv_before[16];
+                    memcpy(iv_before, iv, 16);
                     if (mode == 0)
                         twin->ecb(twin_rk, want, in, n);
                     else if (mode == 1)
@@ -136,7 +140,9 @@ static void test_variant(const aesgen_variant *v)
                         twin->ctr(twin_rk, want, in, n, twin_iv);
                     call(what, fn, (uintptr_t)rk, (uintptr_t)dst, (uintptr_t)in, n, (uintptr_t)iv);
                     CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
-                    CHECK(mode == 0 || memcmp(iv, twin_iv, 16) == 0, "%s: IV/counter differs after the call",
+                    /* a ctr_low64 loop leaves the counter to its caller */
+                    const uint8_t *iv_want = mode == 2 && v->ctr_low64 ? iv_before : twin_iv;
+                    CHECK(mode == 0 || memcmp(iv, iv_want, 16) == 0, "%s: IV/counter differs after the call",
                           what);
                 }
             }

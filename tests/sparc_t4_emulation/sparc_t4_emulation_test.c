@@ -122,7 +122,7 @@ static void known_answer(const subject *t)
     for (unsigned j = 0; j < 2; j++) {
         ts_case_begin();
         vs[j]->setkey(j ? t->rk_r : t->rk_v, key);
-        vs[j]->ecb(j ? t->rk_r : t->rk_v, out, t->v->direction ? ct : pt, 1);
+        aesgen_variant_ecb(vs[j], j ? t->rk_r : t->rk_v, out, t->v->direction ? ct : pt, 1);
         ts_same(j ? "FIPS-197 appendix C, the reference" : "FIPS-197 appendix C", "block",
                 t->v->direction ? pt : ct, out, 16);
         ts_case_end();

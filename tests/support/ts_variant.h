@@ -19,7 +19,8 @@
  * (ties: the registry's order). NULL when there is none. */
 const aesgen_variant *ts_reference_variant(unsigned key_bits, int direction);
 
-/* A descriptor's mode functions: ECB over n blocks, CBC and CTR chaining through iv. */
+/* A descriptor's mode functions, through the runtime's aesgen_variant_ecb/cbc/ctr (the
+ * whole contract of aesgen_variant.h): ECB over n blocks, CBC and CTR chaining through iv. */
 enum { TS_VARIANT_ECB, TS_VARIANT_CBC, TS_VARIANT_CTR };
 void ts_variant_run(const aesgen_variant *v, const uint8_t *rk, int mode, uint8_t *out,
                     const uint8_t *in, size_t n, uint8_t iv[16]);

@@ -577,8 +577,7 @@ class HwLoopEmitter(Emitter):
             context["setkey_asm"] = built.setkey.name
         else:
             context["setkey_c"] = keysetup.symbol(v.key_bits, order)
-        if self.c_align:
-            context["align"] = self.c_align
+        context["align"] = self.c_align or 0
         return context
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:

@@ -64,9 +64,21 @@ def output_paths(variant: Variant) -> list[str]:
 
 def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=None) -> dict[str, str]:
     """Build, verify and render the selected variants plus the aggregate files (which
-    always describe every variant)."""
+    always describe every variant) and the files variants share; with a filter, also
+    every variant whose files the output folder lacks."""
     targets, variants = load(paths)
     chosen = select_variants(variants, patterns)
+    if patterns:
+        # The aggregates name every variant's files, so a filtered run also builds the
+        # variants whose files the output folder lacks: the tree it leaves always
+        # configures and builds (a porter trying one key size of a new target first).
+        picked = {v.name for v in chosen}
+        absent = [v for v in variants
+                  if v.name not in picked and not all((paths.out / p).is_file() for p in output_paths(v))]
+        if absent and progress:
+            progress(f"also generating {len(absent)} variant{'s' if len(absent) != 1 else ''} outside the filter "
+                     f"whose files {paths.out} lacks (the source lists name them), e.g. {absent[0].name}")
+        chosen = sorted(chosen + absent, key=lambda v: v.name)
     renderer = Renderer(paths.templates, paths.root)
     outputs: dict[str, str] = {}
     for i, v in enumerate(chosen):
@@ -79,8 +91,6 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
             outputs[rel] = text
     shared = shared_sources(variants)
     for path, (source, guard) in shared.items():
-        if progress:
-            progress(f"[shared] {path}")
         outputs[path] = source.render(renderer, guard)
     backends = sorted({v.backend for v in variants})
     context = {

@@ -83,6 +83,25 @@ class Generate(unittest.TestCase):
         self.assertFalse(stale.exists())
         self.assertIn("removed portable/aes999_enc__old.c", stdout)
 
+    def test_a_filtered_run_leaves_every_file_the_source_lists_name(self):
+        """A new target, one variant asked for: the others the aggregates name are written
+        too, so the tree configures (issue: a porter's first filtered run)."""
+        targets = self.tmp / "targets"
+        targets.mkdir()
+        shutil.copy(TARGET, targets / "portable.toml")
+        out = self.tmp / "gen"
+        rc, stdout, err = run("generate", "--targets", str(targets), "--out", str(out), "--filter", ONE)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("also generating", err)
+        listed = [line.strip() for line in (out / "sources.cmake").read_text().splitlines()
+                  if line.strip().endswith((".c", ".S"))]
+        self.assertGreater(len(listed), 10)
+        self.assertEqual([p for p in listed if not (out / p).is_file()], [])
+        # with the tree complete, a filtered run builds only what it selects
+        rc, _, err = run("generate", "--targets", str(targets), "--out", str(out), "--filter", ONE)
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("also generating", err)
+
     def test_filter(self):
         rc, stdout, _ = run("list", "--filter", "aes256_dec__portable_*")
         self.assertEqual(rc, 0)

@@ -25,7 +25,8 @@ enum {
     AESGEN_CPU_RV_ZKNE = 1u << 10, /* RISC-V scalar AES encryption */
     AESGEN_CPU_RV_ZKND = 1u << 11, /* RISC-V scalar AES decryption */
     AESGEN_CPU_SPARC_AES = 1u << 12, /* SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit) */
-    AESGEN_CPU_NEON = 1u << 13 /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
+    AESGEN_CPU_NEON = 1u << 13, /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
+    AESGEN_CPU_PCLMUL = 1u << 14 /* x86-64 PCLMULQDQ (carry-less multiply) */
 };
 
 /* X(name, bit) for every feature, in bit order; names as target descriptions,
@@ -44,6 +45,7 @@ enum {
     X("rv_zkne", AESGEN_CPU_RV_ZKNE) \
     X("rv_zknd", AESGEN_CPU_RV_ZKND) \
     X("sparc_aes", AESGEN_CPU_SPARC_AES) \
-    X("neon", AESGEN_CPU_NEON)
+    X("neon", AESGEN_CPU_NEON) \
+    X("pclmul", AESGEN_CPU_PCLMUL)
 
 #endif /* AESGEN_CPU_FEATURES_H */

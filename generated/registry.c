@@ -606,6 +606,28 @@ const aesgen_variant *const aesgen_registry[] = {
 #if defined(__x86_64__) && defined(__ELF__)
     &aesgen_aes256_enc__x86_64_vaes512_x8,
 #endif
+    NULL /* so that the list is never empty; not counted */
 };
 
-const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_registry[0];
+const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_registry[0] - 1;
+
+extern const aesgen_ghash_variant aesgen_ghash__portable_x4;
+#if defined(__x86_64__)
+extern const aesgen_ghash_variant aesgen_ghash__x86_64_avx_pclmul_x8;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_ghash_variant aesgen_ghash__x86_64_pclmul_x8;
+#endif
+
+const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
+    &aesgen_ghash__portable_x4,
+#if defined(__x86_64__)
+    &aesgen_ghash__x86_64_avx_pclmul_x8,
+#endif
+#if defined(__x86_64__)
+    &aesgen_ghash__x86_64_pclmul_x8,
+#endif
+    NULL /* so that the list is never empty; not counted */
+};
+
+const size_t aesgen_ghash_registry_size = sizeof aesgen_ghash_registry / sizeof aesgen_ghash_registry[0] - 1;

@@ -16,6 +16,8 @@ set(AESGEN_GENERATED_SOURCES
     common/aes256_setkey_equivalent_inverse.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
+    common/ghash_portable_x4.h
+    common/ghash_x86_64_x8.h
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c
@@ -175,8 +177,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
+    ghash_portable/ghash__portable_x4.c
+    ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
+    ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
 )
 
+# The AES variants (one per key size and direction), then the GHASH ones.
 set(AESGEN_VARIANTS
     aes128_dec__aarch64_ce_x6
     aes128_dec__aarch64_neon_bitslice32
@@ -289,6 +295,12 @@ set(AESGEN_VARIANTS
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
     aes256_enc__x86_64_vaes512_x8
+)
+
+set(AESGEN_GHASH_VARIANTS
+    ghash__portable_x4
+    ghash__x86_64_avx_pclmul_x8
+    ghash__x86_64_pclmul_x8
 )
 
 set(AESGEN_BACKENDS
@@ -532,6 +544,12 @@ set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_ghash__portable_x4 "")
+set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
+set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")
+set(AESGEN_BACKEND_OF_ghash__x86_64_avx_pclmul_x8 ghash-avx-pclmul)
+set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")
+set(AESGEN_BACKEND_OF_ghash__x86_64_pclmul_x8 ghash-pclmul)
 
 # The backends whose sources compile to code for this processor (the others' files are
 # empty here), and the options their assembly sources need.

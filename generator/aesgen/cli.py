@@ -74,7 +74,8 @@ def cmd_list(args) -> int:
     _, variants = pipeline.load(_paths(args))
     chosen = pipeline.select_variants(variants, args.filter)
     if args.json:
-        json.dump([{"name": v.name, "target": v.target.name, "backend": v.backend, "key_bits": v.key_bits,
+        json.dump([{"name": v.name, "kind": v.kind, "target": v.target.name, "backend": v.backend,
+                    "key_bits": v.key_bits,
                     "direction": v.direction, "parameters": dict(v.params), "rank": v.rank,
                     "outputs": pipeline.output_paths(v)} for v in chosen], sys.stdout, indent=2)
         print()

@@ -34,6 +34,7 @@ FEATURES = (
     Feature("rv_zknd", "RISC-V scalar AES decryption"),
     Feature("sparc_aes", "SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit)"),
     Feature("neon", "32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it"),
+    Feature("pclmul", "x86-64 PCLMULQDQ (carry-less multiply)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 NONE = "AESGEN_CPU_NONE"

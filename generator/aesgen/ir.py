@@ -47,11 +47,14 @@ OPCODES = {
     "unpackhi": (3, True),  # the same with the high halves
     "blocks": (3, True),    # blocks a, b, parity: a's even (parity 0) or odd 128-bit blocks,
                             # then b's: vperm2i128 0x20/0x31, vshufi32x4 0x88/0xdd
+    "bswap": (1, True),     # bswap a: each 128-bit block's bytes in reverse order (64-bit lanes)
+    "clmul": (3, True),     # clmul a, b, sel: in each 128-bit block, the carry-less product of
+                            # a's 64-bit half (sel & 1) and b's (sel >> 4 & 1): pclmulqdq, pmull
 }
 
-SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks"})
-VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst"}
-ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr"}) | SHUFFLE_OPS
+SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks", "bswap"})
+VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst", "clmul"}
+ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr", "clmul"}) | SHUFFLE_OPS
 LOGIC_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -163,6 +166,8 @@ def _check_op(op: Op, bits: int, mask: int, defined: set, mems: dict) -> str | N
     if op.dst is not None:
         if not _NAME.match(op.dst) or keyword.iskeyword(op.dst):
             return "bad value name"
+        if op.dst in mems:
+            return f"value '{op.dst}' has the name of a memory operand"
         if op.dst in defined:
             return f"'{op.dst}' assigned twice"
     return None
@@ -191,6 +196,12 @@ def _check_shape(op: Op, program: Program) -> str | None:
         return None
     if vbits % 128:
         return "shuffles need vectors of whole 128-bit blocks"
+    if op.code in ("clmul", "bswap"):
+        if program.bits != 64:
+            return f"{op.code} works on 64-bit lanes"
+        if op.code == "clmul" and op.args[2] not in (0x00, 0x01, 0x10, 0x11):
+            return "clmul selects a half of each operand: 0x00, 0x01, 0x10 or 0x11"
+        return None
     if op.code == "blocks":
         if vbits < 256 or op.args[2] not in (0, 1):
             return "blocks needs two or more 128-bit blocks and a parity of 0 or 1"
@@ -207,7 +218,7 @@ def _value_operands(op: Op) -> tuple:
         return (op.args[3],)
     if op.code in ("stw", "vst"):
         return (op.args[2],)
-    if op.code in ("unpacklo", "unpackhi", "blocks"):
+    if op.code in ("unpacklo", "unpackhi", "blocks", "clmul"):
         return op.args[:2]
     if op.code in ("ror", "shl", "shr"):
         return (op.args[0],)
@@ -233,7 +244,7 @@ class Builder:
     def __init__(self, program: Program):
         self.program = program
         self._used: dict[str, int] = {}
-        self._issued: set[str] = set()
+        self._issued: set[str] = {m.name for m in program.memories}  # never shadow a memory
         self.prefix = ""
 
     def fresh(self, hint: str) -> str:
@@ -295,9 +306,15 @@ class Builder:
         self.program.ops.append(Op("vst", None, (mem, offset, value)))
 
     def shuffle(self, code, a, b, imm, hint="t"):
-        if code not in SHUFFLE_OPS:
+        if code not in ("unpacklo", "unpackhi", "blocks"):
             raise ValueError(code)
         return self._emit(code, (a, b, imm), hint)
+
+    def bswap(self, a, hint="t"):
+        return self._emit("bswap", (a,), hint)
+
+    def clmul(self, a, b, sel, hint="t"):
+        return self._emit("clmul", (a, b, sel), hint)
 
     def ldw(self, mem, index, hint="t"):
         return self._emit("ldw", (mem, index), hint)

@@ -81,6 +81,11 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
             r = _unpack(val(a[0]), val(a[1]), a[2], c == "unpackhi", bits * lanes)
         elif c == "blocks":
             r = _blocks(val(a[0]), val(a[1]), a[2], bits * lanes)
+        elif c == "bswap":
+            r = _join([int.from_bytes(b.to_bytes(16, "little"), "big")
+                       for b in _pieces(val(a[0]), 128, bits * lanes // 128)], 128)
+        elif c == "clmul":
+            r = _clmul_blocks(val(a[0]), val(a[1]), a[2], bits * lanes)
         elif c == "st":
             _store(memories[a[0]], a[1], a[2] // 8, val(a[3]))
             continue
@@ -113,6 +118,25 @@ def _unpack(a: int, b: int, unit: int, high: bool, vector_bits: int) -> int:
         xs, ys = _pieces(x, unit, per), _pieces(y, unit, per)
         half = slice(per // 2, per) if high else slice(0, per // 2)
         out.append(_join([u for pair in zip(xs[half], ys[half]) for u in pair], unit))
+    return _join(out, 128)
+
+
+def clmul64(x: int, y: int) -> int:
+    """The 128-bit carry-less product of two 64-bit words."""
+    r = 0
+    while y:
+        if y & 1:
+            r ^= x
+        x <<= 1
+        y >>= 1
+    return r
+
+
+def _clmul_blocks(a: int, b: int, sel: int, vector_bits: int) -> int:
+    """In each 128-bit block: a's 64-bit half sel & 1 times b's half sel >> 4 & 1."""
+    n = vector_bits // 128
+    out = [clmul64(_pieces(x, 64, 2)[sel & 1], _pieces(y, 64, 2)[sel >> 4 & 1])
+           for x, y in zip(_pieces(a, 128, n), _pieces(b, 128, n))]
     return _join(out, 128)
 
 

@@ -92,15 +92,19 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
     shared = shared_sources(variants)
     for path, (source, guard) in shared.items():
         outputs[path] = source.render(renderer, guard)
-    backends = sorted({v.backend for v in variants})
+    aes = [v for v in variants if v.kind == "aes"]
+
+    def facts(v: Variant) -> dict:
+        return {"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
+                "describe": v.describe(), "guard": compile_guard(v), "kind": v.kind,
+                "features": list(v.target.cpu_features)}
     context = {
         "shared": sorted(shared),
-        "variants": [{"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
-                      "describe": v.describe(), "guard": compile_guard(v),
-                      "features": list(v.target.cpu_features)}
-                     for v in variants],
-        "backends": backends,
-        "processors": _processors(variants),
+        "variants": [facts(v) for v in variants],                 # every file
+        "aes_variants": [facts(v) for v in aes],                  # the AES registry, its backends
+        "ghash_variants": [facts(v) for v in variants if v.kind == "ghash"],
+        "backends": sorted({v.backend for v in aes}),
+        "processors": _processors(aes),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
         **features.header_context(),
     }

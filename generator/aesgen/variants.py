@@ -1,9 +1,11 @@
-"""Variants: one generated unit (one key size, one direction, one way of computing it).
+"""Variants: one generated unit (an AES cipher of one key size and direction, or a
+GHASH, and one way of computing it).
 
 The canonical procedural name says what before the double underscore and how after it:
-    aes<key_bits>_<enc|dec>__<target>_<how>
-e.g. aes128_enc__portable_fixslice64. The same string is the C descriptor symbol
-(prefixed `aesgen_`), the file stem, the registry entry and the --filter key.
+    aes<key_bits>_<enc|dec>__<target>_<how>      e.g. aes128_enc__portable_fixslice64
+    ghash__<target>_<how>                         e.g. ghash__portable_x4 (target ghash-portable)
+The same string is the C descriptor symbol (prefixed `aesgen_`), the file stem, the
+registry entry and the --filter key.
 """
 
 from __future__ import annotations
@@ -25,9 +27,13 @@ class Variant:
     params: tuple[tuple[str, object], ...]  # emitter parameters, in a stable order
     rank: int
     profile: str | None = None             # the tuned profile that chose the parameters
+    kind: str = "aes"                      # "aes" (key_bits, direction) or "ghash" (neither)
 
     @property
     def name(self) -> str:
+        if self.kind != "aes":       # ghash__portable_x4 from target ghash-portable
+            ident = self.target.ident.removeprefix(f"{self.kind}_")
+            return f"{self.kind}__{ident}_{self.how}"
         return f"aes{self.key_bits}_{self.direction}__{self.target.ident}_{self.how}"
 
     @property
@@ -43,7 +49,7 @@ class Variant:
 
     def describe(self) -> str:
         """Every parameter on one line, for headers and `list`."""
-        fields = [f"key_bits={self.key_bits}", f"direction={self.direction}"]
+        fields = [f"key_bits={self.key_bits}", f"direction={self.direction}"] if self.kind == "aes" else []
         fields += [f"{k}={v}" for k, v in self.params]
         fields += [f"target={self.target.name}", f"backend={self.backend}", f"rank={self.rank}"]
         if self.profile:

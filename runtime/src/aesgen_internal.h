@@ -30,6 +30,12 @@ void aesgen_variant_cbc(const aesgen_variant *v, const void *rk, uint8_t *out, c
 void aesgen_variant_ctr(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
                         size_t nblocks, uint8_t counter[16]);
 
+/* The GHASH variant with this name, or NULL; 1 if this CPU can run it; the preferred
+ * usable one. */
+const aesgen_ghash_variant *aesgen_find_ghash(const char *name);
+int aesgen_ghash_usable(const aesgen_ghash_variant *g);
+const aesgen_ghash_variant *aesgen_pick_ghash(void);
+
 /* CPU features detected at run time (AESGEN_CPU_* bits). */
 uint32_t aesgen_cpu_features(void);
 

@@ -56,8 +56,26 @@ typedef struct aesgen_variant {
                 uint8_t counter[16]);
 } aesgen_variant;
 
-/* The generated registry: every variant built into this library. */
+/* A GHASH (SP 800-38D) implementation: the hash-key set-up and the update over
+ * whole blocks; independent of the key size. */
+typedef struct aesgen_ghash_variant {
+    const char *name;      /* e.g. ghash__portable_x4 */
+    const char *backend;   /* e.g. ghash-portable */
+    uint16_t blocks;       /* blocks reduced together (the powers of H in the table) */
+    uint16_t rank;         /* dispatch preference: lower wins */
+    uint32_t features;     /* AESGEN_CPU_* bits required */
+    uint32_t table_bytes;  /* what setkey writes */
+    const char *info;
+    /* htable (table_bytes, 8-byte aligned) from the hash key h = E_K(0^128). */
+    void (*setkey)(void *htable, const uint8_t h[16]);
+    /* y = GHASH_H over nblocks whole blocks, continuing from y. */
+    void (*update)(const void *htable, uint8_t y[16], const uint8_t *data, size_t nblocks);
+} aesgen_ghash_variant;
+
+/* The generated registries: every variant built into this library. */
 extern const aesgen_variant *const aesgen_registry[];
 extern const size_t aesgen_registry_size;
+extern const aesgen_ghash_variant *const aesgen_ghash_registry[];
+extern const size_t aesgen_ghash_registry_size;
 
 #endif /* AESGEN_VARIANT_H */

@@ -32,6 +32,8 @@ uint32_t aesgen_detect_cpu_features(void)
         f |= AESGEN_CPU_AESNI;
     if (c & (1u << 9))
         f |= AESGEN_CPU_SSSE3;
+    if (c & (1u << 1))
+        f |= AESGEN_CPU_PCLMUL;
     const uint64_t xcr0 = (c & (1u << 27)) ? xgetbv0() : 0; /* OSXSAVE */
     const int ymm_state = (xcr0 & 0x6) == 0x6;              /* SSE and AVX state */
     const int zmm_state = (xcr0 & 0xe6) == 0xe6;            /* plus opmask, ZMM_Hi256, Hi16_ZMM */

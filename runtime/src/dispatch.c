@@ -177,6 +177,34 @@ const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, cons
     return best;
 }
 
+const aesgen_ghash_variant *aesgen_find_ghash(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < aesgen_ghash_registry_size; i++)
+        if (strcmp(aesgen_ghash_registry[i]->name, name) == 0)
+            return aesgen_ghash_registry[i];
+    return NULL;
+}
+
+int aesgen_ghash_usable(const aesgen_ghash_variant *g)
+{
+    return g != NULL && (g->features & ~aesgen_cpu_features()) == 0;
+}
+
+/* GHASH is chosen on its own (a carry-less multiply instruction is constant time
+ * whatever the AES backend): the usable one with the lowest rank. */
+const aesgen_ghash_variant *aesgen_pick_ghash(void)
+{
+    const aesgen_ghash_variant *best = NULL;
+    for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
+        const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
+        if (aesgen_ghash_usable(g) && (best == NULL || g->rank < best->rank))
+            best = g;
+    }
+    return best;
+}
+
 int aesgen_force_backend(const char *name)
 {
     const char *canon = NULL;

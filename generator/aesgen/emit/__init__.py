@@ -7,6 +7,7 @@ A porter adds a module here and registers it below; no other target's code chang
 
 from .aarch64_ce import AArch64CeEmitter
 from .c_bitsliced import CBitslicedEmitter
+from .c_ghash import CGhashEmitter
 from .c_simd import CSimdEmitter
 from .ppc64le_p8 import Ppc64lePower8Emitter
 from .riscv64_zkn import Riscv64ZknEmitter
@@ -14,4 +15,4 @@ from .sparc64_t4 import Sparc64T4Emitter
 from .x86_64_aes import X86AesEmitter
 
 EMITTERS = {e.name: e for e in (CBitslicedEmitter(), CSimdEmitter(), X86AesEmitter(), AArch64CeEmitter(),
-                                Ppc64lePower8Emitter(), Riscv64ZknEmitter(), Sparc64T4Emitter())}
+                                Ppc64lePower8Emitter(), Riscv64ZknEmitter(), Sparc64T4Emitter(), CGhashEmitter())}

@@ -132,6 +132,22 @@ class Isa:
                 256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
                 512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
 
+    def bswap(self, a: str, lane: int, const) -> str:
+        """Each 128-bit block's bytes reversed (x86: one byte shuffle)."""
+        if self.name.startswith("neon"):
+            raise ValueError("no NEON spelling for bswap")
+        idx = [16 * (j // 16) + 15 - j % 16 for j in range(self.vector_bits // 8)]
+        mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
+        return f"{self._x86('shuffle', lane)}({a}, {mask})"
+
+    def clmul(self, a: str, b: str, sel: int) -> str:
+        """pclmulqdq (vpclmulqdq on wider vectors)."""
+        if self.name.startswith("neon"):
+            raise ValueError("no NEON spelling for clmul")
+        f = {128: "_mm_clmulepi64_si128", 256: "_mm256_clmulepi64_epi128",
+             512: "_mm512_clmulepi64_epi128"}[self.vector_bits]
+        return f"{f}({a}, {b}, {sel:#04x})"
+
     def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
         """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
         high = code == "unpackhi"
@@ -199,6 +215,10 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
             continue
         if code == "vld":
             rhs = isa.load(f"{c.c_name(a[0])} + {a[1]}", lane)
+        elif code == "bswap":
+            rhs = isa.bswap(opnd(a[0]), lane, const)
+        elif code == "clmul":
+            rhs = isa.clmul(opnd(a[0]), opnd(a[1]), a[2])
         elif code in SHUFFLE_OPS:
             rhs = isa.shuffle(code, opnd(a[0]), opnd(a[1]), a[2], lane)
         elif code == "ldw":

@@ -1,0 +1,283 @@
+"""Emitter `c_ghash`: GHASH (algorithm/ghash.py) as C, per ISA, for GCM.
+
+One variant per aggregation factor N: a hash-key set-up writing the twisted powers
+H^1..H^N, an update that reduces N blocks at a time, and a one-block tail. The programs
+are vector programs on 64-bit lane pairs; an ISA prints them:
+
+    pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
+    avx_pclmul the same, VEX-encoded (three-operand: no register copies)
+    portable   every lane pair as two uint64_t, the carry-less multiply by integer
+               multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
+               no table, for every CPU without a carry-less multiply instruction
+
+The model runs each program against reference_gcm's GHASH (the set-up, then the
+N-block and one-block updates chained) before anything is written.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass
+
+from .. import reference_gcm
+from ..algorithm import ghash
+from ..features import c_mask
+from ..ir import Program, check
+from ..model import ModelError, execute
+from ..targets import Field, Target, distinct, one_of, show
+from ..variants import Variant
+from . import c
+from .base import Emitter, SharedSource
+from .c_simd import X86, Isa, vector_statements
+
+PORTABLE = "portable"
+ISAS = {
+    PORTABLE: None,
+    "pclmul": Isa("pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
+                  '__attribute__((target("pclmul,ssse3")))', ("pclmul", "ssse3")),
+    # the same intrinsics VEX-encoded: three operands, so no copy before each
+    # destructive PCLMULQDQ (32 per 8 blocks)
+    "avx_pclmul": Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
+                      '__attribute__((target("avx,pclmul")))', ("avx", "pclmul")),
+}
+MODEL_TRIALS = 4
+
+
+def _blocks_check(values):
+    for v in values:
+        if not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
+            return f"{show(v)} must be an integer 1..16 (blocks reduced together)"
+    return distinct(values)
+
+
+def _lane_sources(op, i: int) -> list[tuple[str, int]]:
+    """The (value, lane) pairs lane i of op's result reads."""
+    code, a = op.code, op.args
+    if code in ("unpacklo", "unpackhi"):
+        src = a[i]
+        return [(src, 0 if code == "unpacklo" else 1)] if isinstance(src, str) else []
+    if code == "bswap":
+        return [(a[0], 1 - i)]
+    if code == "clmul":
+        return [(x, h) for x, h in ((a[0], a[2] & 1), (a[1], a[2] >> 4 & 1)) if isinstance(x, str)]
+    if code in ("shl", "shr", "mov"):
+        return [(a[0], i)] if isinstance(a[0], str) else []
+    if code == "vst":
+        return [(a[2], i)] if isinstance(a[2], str) else []
+    if code == "vld":
+        return []
+    return [(x, i) for x in a if isinstance(x, str)]
+
+
+def _live_lanes(program: Program) -> set[tuple[str, int]]:
+    """Every (value, lane) some store depends on: a lane nothing reads is not printed."""
+    live: set[tuple[str, int]] = set()
+    for op in reversed(program.ops):
+        if op.code == "vst":
+            needed = [0, 1]
+        elif op.dst is None:
+            continue
+        elif op.code == "clmul":       # one call gives both lanes
+            needed = [0, 1] if any((op.dst, i) in live for i in (0, 1)) else []
+        else:
+            needed = [i for i in (0, 1) if (op.dst, i) in live]
+        for i in needed:
+            live.update(_lane_sources(op, i))
+    return live
+
+
+def pair_statements(program: Program, indent: str = "    ") -> list[str]:
+    """A vector program on one pair of 64-bit lanes as plain C: value v is v_lo, v_hi;
+    a lane no store depends on is left out."""
+    check(program)
+    if program.lanes != 2 or program.bits != 64:
+        raise ValueError(f"{program.name}: the portable printer takes one pair of 64-bit lanes")
+    live = _live_lanes(program)
+
+    def lane(a, i: int) -> str:
+        return f"{a}_{('lo', 'hi')[i]}" if isinstance(a, str) else c.literal(a, 64)
+
+    def binary(d: str, exprs: list[str]) -> str:
+        parts = [f"{lane(d, i)} = {e}" for i, e in enumerate(exprs) if (d, i) in live]
+        return f"{indent}const uint64_t {', '.join(parts)};" if parts else ""
+
+    lines = []
+    for op in program.ops:
+        code, a, d = op.code, op.args, op.dst
+        if code == "note":
+            lines.append(f"{indent}/* {a[0]} */")
+        elif code == "vst":
+            p = f"{c.c_name(a[0])} + {a[1]}"
+            lines.append(f"{indent}aesgen_store_le64({p}, {lane(a[2], 0)});")
+            lines.append(f"{indent}aesgen_store_le64({p} + 8, {lane(a[2], 1)});")
+        elif code == "clmul":
+            if (d, 0) in live or (d, 1) in live:
+                lines.append(f"{indent}uint64_t {d}_hi;")
+                lines.append(f"{indent}const uint64_t {d}_lo = aesgen_clmul64({lane(a[0], a[2] & 1)}, "
+                             f"{lane(a[1], a[2] >> 4 & 1)}, &{d}_hi);")
+                lines += [f"{indent}(void){lane(d, i)};" for i in (0, 1) if (d, i) not in live]
+        elif code == "vld":
+            p = f"{c.c_name(a[0])} + {a[1]}"
+            lines.append(binary(d, [f"aesgen_load_le64({p})", f"aesgen_load_le64({p} + 8)"]))
+        elif code == "bswap":
+            lines.append(binary(d, [f"aesgen_bswap64({lane(a[0], 1)})", f"aesgen_bswap64({lane(a[0], 0)})"]))
+        elif code in ("unpacklo", "unpackhi"):
+            if a[2] != 64:
+                raise ValueError(f"{program.name}: {op}: only 64-bit units on lane pairs")
+            i = 0 if code == "unpacklo" else 1
+            lines.append(binary(d, [lane(a[0], i), lane(a[1], i)]))
+        elif code in ("shl", "shr"):
+            sym = "<<" if code == "shl" else ">>"
+            lines.append(binary(d, [f"{lane(a[0], i)} {sym} {a[1]}" for i in (0, 1)]))
+        elif code in ("xor", "and", "or"):
+            sym = {"xor": "^", "and": "&", "or": "|"}[code]
+            lines.append(binary(d, [f"{lane(a[0], i)} {sym} {lane(a[1], i)}" for i in (0, 1)]))
+        elif code == "mov":
+            lines.append(binary(d, [lane(a[0], 0), lane(a[0], 1)]))
+        else:
+            raise ValueError(f"{program.name}: no portable spelling for {op}")
+    return [line for line in lines if line]
+
+
+@dataclass(frozen=True)
+class Programs:
+    """The three GHASH programs for N blocks per reduction."""
+    blocks: int
+    setkey: Program
+    update: Program          # N blocks
+    update1: Program         # one block
+
+
+def programs(n: int) -> Programs:
+    return Programs(n, ghash.setkey(n), ghash.update(n), ghash.update(1))
+
+
+def model_check(label: str, progs: Programs, seed: int) -> str:
+    """The set-up and both updates, chained, in the model against the reference GHASH;
+    raises ModelError on a difference, else says what ran."""
+    n = progs.blocks
+    rng = random.Random(seed)
+    for trial in range(MODEL_TRIALS):
+        h = rng.randbytes(16) if trial else reference_gcm.hash_key(bytes(16))
+        mem = {"h": bytearray(h), "htable": bytearray(16 * n)}
+        execute(progs.setkey, mem)
+        y, data = rng.randbytes(16), rng.randbytes(16 * (n + 1))
+        state = {"y": bytearray(y), "data": bytearray(data[:16 * n]), "htable": mem["htable"]}
+        execute(progs.update, state)
+        tail = {"y": state["y"], "data": bytearray(data[16 * n:]), "htable": mem["htable"][:16]}
+        execute(progs.update1, tail)
+        want = reference_gcm.ghash(h, data, y)
+        if bytes(tail["y"]) != want:
+            raise ModelError(f"{label}: key {h.hex()}: GHASH gives {bytes(tail['y']).hex()}, "
+                             f"the reference {want.hex()}")
+    return (f"the model ran the hash-key set-up and the {n}-block and one-block updates, chained, "
+            f"on the key of the zero AES key and {MODEL_TRIALS - 1} random ones (seed {seed:#010x}) "
+            f"against the reference GHASH")
+
+
+# Where one spelling of the programs is shared: every ISA printed by the same printer
+# (x86-64 intrinsics under different `target` attributes, say) includes one body.
+SPELLINGS = {X86: "x86_64"}
+
+
+def spelling(isa: Isa | None) -> str:
+    return PORTABLE if isa is None else SPELLINGS[isa.processor]
+
+
+def body_path(isa: Isa | None, n: int) -> str:
+    return f"common/ghash_{spelling(isa)}_x{n}.h"
+
+
+def render_body(isa: Isa | None, n: int, renderer, guard: str | None) -> str:
+    """The shared header: the three GHASH functions, static, under the includer's
+    GHASH_ISA attribute."""
+    progs = programs(n)
+    path = body_path(isa, n)
+    verified = model_check(path, progs, zlib.crc32(path.encode()))
+    body = (lambda p: pair_statements(p)) if isa is None else (lambda p: vector_statements(p, isa))
+    how = "PCLMULQDQ intrinsics" if isa else "integer multiplication with holes (constant time)"
+    summary = [
+        f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (H^1..H^{n} twisted, in the table); "
+        f"carry-less multiply: {how}. Included by every GHASH variant spelled this way; each "
+        f"defines GHASH_ISA (its `target` attribute) first.",
+        f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
+        f"carry-less multiplies); one block: {progs.update1.alu_count()}.",
+        f"Verified: {verified}.",
+    ]
+    return renderer.render("c_ghash/body.h.j2", summary=summary, context={
+        "guard": guard, "blocks": n, "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
+        "isa": {"include": isa.include} if isa else None,
+        "setkey": body(progs.setkey), "update": body(progs.update), "update1": body(progs.update1),
+    })
+
+
+@dataclass(frozen=True)
+class Built:
+    variant: Variant
+    programs: Programs
+
+
+class CGhashEmitter(Emitter):
+    name = "c_ghash"
+    template = "c_ghash/variant.c.j2"
+    parameters = ("isa", "blocks")
+    cpu_features = tuple(sorted({f for isa in ISAS.values() if isa for f in isa.features}))
+    processor = None         # the union: each variant's own is processor_of
+    schema = {
+        "isa": {"name": Field(str, check=one_of(tuple(ISAS), "GHASH ISA"))},
+        "variants": {"blocks": Field(list, item=int, check=_blocks_check)},
+    }
+
+    @staticmethod
+    def _isa(variant: Variant) -> Isa | None:
+        return ISAS[variant.param("isa")]
+
+    def compile_guard_of(self, variant: Variant) -> str | None:
+        isa = self._isa(variant)
+        return isa.guard if isa else None
+
+    def processor_of(self, variant: Variant) -> str | None:
+        isa = self._isa(variant)
+        return isa.processor if isa else None
+
+    def validate(self, target: Target) -> None:
+        isa = ISAS[target.sections["isa"]["name"]]
+        need = isa.features if isa else ()
+        if set(target.cpu_features) != set(need):
+            raise target.error("dispatch.cpu_features", f"{target.sections['isa']['name']} needs exactly "
+                               f"[{', '.join(need)}]")
+
+    def variants(self, target: Target) -> list[Variant]:
+        isa = target.sections["isa"]["name"]
+        return [Variant(target, 0, "", f"x{n}", (("isa", isa), ("blocks", n)), target.rank, kind="ghash")
+                for n in target.sections["variants"]["blocks"]]
+
+    def build(self, variant: Variant) -> Built:
+        return Built(variant, programs(variant.param("blocks")))
+
+    def verify(self, built: Built) -> str:
+        v = built.variant
+        return model_check(v.name, built.programs, zlib.crc32(v.name.encode()))
+
+    def shared(self, variant: Variant) -> list[SharedSource]:
+        isa, n = self._isa(variant), variant.param("blocks")
+        return [SharedSource(body_path(isa, n), lambda renderer, guard: render_body(isa, n, renderer, guard))]
+
+    def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
+        v, n = built.variant, built.programs.blocks
+        isa = self._isa(v)
+        summary = [
+            f"GHASH, {n} block{'s' if n > 1 else ''} per reduction, for GCM: the functions are in "
+            f"{body_path(isa, n)}, compiled here "
+            + (f"under {isa.attribute}." if isa else "as plain C."),
+            f"Verified: {verified}.",
+        ]
+        facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
+                 "rank": v.rank, "features": c_mask(v.target.cpu_features),
+                 "info": f"{n} blocks per reduction, {isa.name if isa else 'portable holes multiply'}"}
+        text = renderer.render(self.template, variant=v, summary=summary, context={
+            "v": facts, "guard": self.compile_guard_of(v), "body": body_path(isa, n),
+            "isa": {"include": isa.include, "attribute": isa.attribute} if isa else None,
+        })
+        return [(self.outputs(v)[0], text)]

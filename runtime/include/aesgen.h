@@ -1,8 +1,9 @@
 /*
  * aesgen.h -- the public API of the aesgen runtime library.
  *
- * AES-128/192/256 in ECB, CBC and CTR (SP 800-38A) over generated, fully
- * unrolled backends, chosen once per process from what the CPU supports.
+ * AES-128/192/256 in ECB, CBC and CTR (SP 800-38A) and GCM (SP 800-38D) over
+ * generated, fully unrolled backends, chosen once per process from what the
+ * CPU supports.
  *
  * Conventions
  *  - Every function that can fail returns an aesgen_status (0 = success,
@@ -49,10 +50,15 @@ typedef enum aesgen_status {
                                    buffer would wrap the address space */
     AESGEN_ERR_OVERLAP = -4,    /* in and out overlap without being equal */
     AESGEN_ERR_CONTEXT = -5,    /* context or stream not initialised (or wiped) */
-    AESGEN_ERR_BACKEND = -6     /* backend name unknown, or not usable on this CPU
+    AESGEN_ERR_BACKEND = -6,    /* backend name unknown, or not usable on this CPU
                                    (also returned by aesgen_init when the
                                    AESGEN_BACKEND environment variable names one, or
                                    AESGEN_CPU_DISABLE names an unknown feature) */
+    AESGEN_ERR_AUTH = -7,       /* GCM: the tag does not authenticate the IV, AAD
+                                   and ciphertext */
+    AESGEN_ERR_STATE = -8       /* GCM stream: a call out of order (AAD after data,
+                                   finish on a decryption stream, anything after
+                                   finish or verify) */
 } aesgen_status;
 
 typedef enum aesgen_direction {
@@ -113,6 +119,62 @@ AESGEN_API int aesgen_ctr_init(aesgen_ctr *ctr, const uint8_t counter[16]);
 AESGEN_API int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr,
                                 uint8_t *out, const uint8_t *in, size_t len);
 
+/* ---- AES-GCM (NIST SP 800-38D) ----------------------------------------
+ *
+ * A GCM key holds the round keys and the powers of the hash key H; like
+ * aesgen_ctx it is read-only once set up, may be shared between threads, and
+ * needs only 8-byte alignment. IVs of any length from 1 byte work; 12 bytes is
+ * the fast path (and the only length whose uniqueness is simple to get right).
+ * Tags are 16, 15, 14, 13 or 12 bytes, or 8 or 4 (SP 800-38D Appendix C limits
+ * the data a key may protect with those: the caller's duty); any other length
+ * is AESGEN_ERR_LENGTH. At most 2^36 - 32 bytes of text per IV, 2^61 - 1 of
+ * AAD, else AESGEN_ERR_LENGTH. Buffers: any alignment, in place (out == in)
+ * works, other overlaps are AESGEN_ERR_OVERLAP; on any error nothing is written. */
+#define AESGEN_GCM_KEY_BYTES 2048
+typedef struct aesgen_gcm_key {
+    uint64_t opaque[AESGEN_GCM_KEY_BYTES / 8];
+} aesgen_gcm_key;
+
+/* key_len 16, 24 or 32. */
+AESGEN_API int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len);
+AESGEN_API void aesgen_gcm_wipe(aesgen_gcm_key *key);
+
+/* One message: out = the encryption of in (len bytes), tag = its tag over the
+ * IV, the AAD and the ciphertext. */
+AESGEN_API int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                               const uint8_t *aad, size_t aad_len, uint8_t *out,
+                               const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len);
+/* One message: the tag is checked (in constant time) before any plaintext is
+ * written. On a mismatch the result is AESGEN_ERR_AUTH and out is never
+ * written: no plaintext of an unauthenticated message is released. */
+AESGEN_API int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
+                               const uint8_t *aad, size_t aad_len, uint8_t *out,
+                               const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len);
+
+/* A message in pieces: start with the IV; AAD in any number of calls; then the
+ * text in any number of calls of any length (the first aesgen_gcm_update, even
+ * of 0 bytes, ends the AAD); then aesgen_gcm_finish (sealing:
+ * the tag) or aesgen_gcm_verify (opening: AESGEN_OK or AESGEN_ERR_AUTH). A
+ * streamed open releases plaintext before the tag is verified: use
+ * aesgen_gcm_open where that must not happen. The stream refers to its key,
+ * which must stay set up until the stream is finished; one thread at a time. */
+#define AESGEN_GCM_STREAM_BYTES 192
+typedef struct aesgen_gcm_stream {
+    uint64_t opaque[AESGEN_GCM_STREAM_BYTES / 8];
+} aesgen_gcm_stream;
+
+AESGEN_API int aesgen_gcm_start(aesgen_gcm_stream *s, const aesgen_gcm_key *key, aesgen_direction dir,
+                                const uint8_t *iv, size_t iv_len);
+AESGEN_API int aesgen_gcm_aad(aesgen_gcm_stream *s, const uint8_t *aad, size_t len);
+AESGEN_API int aesgen_gcm_update(aesgen_gcm_stream *s, uint8_t *out, const uint8_t *in, size_t len);
+AESGEN_API int aesgen_gcm_finish(aesgen_gcm_stream *s, uint8_t *tag, size_t tag_len);
+AESGEN_API int aesgen_gcm_verify(aesgen_gcm_stream *s, const uint8_t *tag, size_t tag_len);
+AESGEN_API void aesgen_gcm_stream_wipe(aesgen_gcm_stream *s);
+
+/* The AES variant and GHASH serving a GCM key (NULL if not set up). */
+AESGEN_API const char *aesgen_gcm_variant(const aesgen_gcm_key *key);
+AESGEN_API const char *aesgen_gcm_ghash(const aesgen_gcm_key *key);
+
 /* Backends: named families of generated variants ("portable64", ...).
  * aesgen_backend_name returns NULL past the end. */
 AESGEN_API size_t aesgen_backend_count(void);
@@ -131,7 +193,8 @@ AESGEN_API int aesgen_backend_supported(const char *name);
  * to call from any thread: an aesgen_init running meanwhile takes both
  * directions from the old choice or both from the new.
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
- * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon)
+ * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon,
+ * pclmul)
  * hides CPU features from dispatch for a process. */
 AESGEN_API int aesgen_force_backend(const char *name);
 

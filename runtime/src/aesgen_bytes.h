@@ -60,6 +60,32 @@ static inline void aesgen_store_le64(uint8_t *p, uint64_t v)
     aesgen_store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+static inline uint32_t aesgen_load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* x, through a value the compiler cannot see into: keeps it from rewriting
+ * arithmetic on a secret into a loop bound or a branch. */
+static inline uint32_t aesgen_value_barrier32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(x));
+    return x;
+#else
+    volatile uint32_t v = x;
+    return v;
+#endif
+}
+
+static inline void aesgen_store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
 static inline uint64_t aesgen_load_be64(const uint8_t *p)
 {
 #if AESGEN_LITTLE_ENDIAN && defined(__GNUC__)

@@ -133,9 +133,7 @@ static int ctx_ready(const aesgen_ctx *ctx)
     return AESGEN_OK;
 }
 
-/* The buffers of one call: present when len > 0, inside the address space,
- * and either the same or disjoint. */
-static int check_buffers(uint8_t *out, const uint8_t *in, size_t len)
+int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len)
 {
     if (len == 0)
         return AESGEN_OK;
@@ -154,7 +152,7 @@ static int check_blocks(const aesgen_ctx *ctx, uint8_t *out, const uint8_t *in, 
     int rc = ctx_ready(ctx);
     if (rc != AESGEN_OK)
         return rc;
-    rc = check_buffers(out, in, len);
+    rc = aesgen_check_buffers(out, in, len);
     if (rc != AESGEN_OK)
         return rc;
     return len % AESGEN_BLOCK_SIZE == 0 ? AESGEN_OK : AESGEN_ERR_LENGTH;
@@ -221,7 +219,7 @@ int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr, uint8_t *out, const
         return AESGEN_ERR_NULL;
     if (ctr->magic != CTR_MAGIC || ctr->used > 16)
         return AESGEN_ERR_CONTEXT;
-    rc = check_buffers(out, in, len);
+    rc = aesgen_check_buffers(out, in, len);
     if (rc != AESGEN_OK)
         return rc;
 
@@ -275,6 +273,10 @@ const char *aesgen_status_string(int status)
         return "context or stream is not initialised";
     case AESGEN_ERR_BACKEND:
         return "backend unknown or not supported on this CPU";
+    case AESGEN_ERR_AUTH:
+        return "the tag does not authenticate the message";
+    case AESGEN_ERR_STATE:
+        return "call out of order for this GCM stream";
     default:
         return "unknown status code";
     }

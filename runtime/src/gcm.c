@@ -1,0 +1,524 @@
+/*
+ * gcm.c -- AES-GCM (NIST SP 800-38D) from an AES encryption variant (its CTR loop)
+ * and a GHASH variant, both generated and chosen by dispatch.
+ *
+ * The counter of GCM is inc32: only its low 32 bits count, wrapping without a
+ * carry. With a 12-byte IV the counter is IV || 2.. and public, and never wraps
+ * within the longest message, so the variant's CTR loop serves it.
+ * With any other IV the counter comes from GHASH under the key and is secret: its
+ * blocks are built in memory and ECB-encrypted, with no branch on their value.
+ * The hash covers the AAD and the ciphertext, each zero-padded to whole blocks,
+ * then their bit lengths; the tag is that hash XOR E_K(J0). Every check happens
+ * before the first write.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "aesgen_bytes.h"
+#include "aesgen_internal.h"
+#include "dispatch.h"
+
+#define KEY_MAGIC 0x67636d6bu    /* "gcmk" */
+#define STREAM_MAGIC 0x67636d73u /* "gcms" */
+#define STATE_BYTES 64
+#define MAX_TABLE_BYTES (AESGEN_GCM_KEY_BYTES - STATE_BYTES - AESGEN_MAX_SCHEDULE_BYTES)
+#define MAX_TEXT_BYTES ((UINT64_C(1) << 36) - 32) /* 2^39 - 256 bits */
+#define MAX_AAD_BYTES ((UINT64_C(1) << 61) - 1)
+
+typedef struct key_state {
+    uint32_t magic;
+    uint32_t key_bits;
+    const aesgen_variant *aes;
+    const aesgen_ghash_variant *ghash;
+} key_state;
+
+_Static_assert(sizeof(key_state) <= STATE_BYTES, "GCM key state too large");
+_Static_assert(MAX_TABLE_BYTES >= 16 * 16, "room for 16 powers of H");
+
+enum { PHASE_AAD, PHASE_TEXT, PHASE_DONE };
+
+typedef struct stream_state {
+    const aesgen_gcm_key *key;
+    uint8_t y[16];        /* the GHASH accumulator */
+    uint8_t counter[16];  /* the next counter block */
+    uint8_t ek0[16];      /* E_K(J0), for the tag */
+    uint8_t ks[16];       /* keystream of the current partial block */
+    uint8_t pend[16];     /* bytes of a partial block waiting for GHASH */
+    uint64_t aad_bytes, text_bytes;
+    uint32_t ks_used;     /* keystream bytes used (16: none left) */
+    uint32_t pend_used;
+    uint32_t phase, dir, magic;
+    uint32_t secret_counter; /* J0 came from GHASH (IV not 12 bytes) */
+} stream_state;
+
+_Static_assert(sizeof(stream_state) <= AESGEN_GCM_STREAM_BYTES, "aesgen_gcm_stream too small");
+
+static const key_state *kstate(const aesgen_gcm_key *key)
+{
+    return (const key_state *)(const void *)key->opaque;
+}
+
+static const void *schedule(const aesgen_gcm_key *key)
+{
+    return (const unsigned char *)key->opaque + STATE_BYTES;
+}
+
+static const void *htable(const aesgen_gcm_key *key)
+{
+    return (const unsigned char *)key->opaque + STATE_BYTES + AESGEN_MAX_SCHEDULE_BYTES;
+}
+
+static int key_ready(const aesgen_gcm_key *key)
+{
+    if (key == NULL)
+        return AESGEN_ERR_NULL;
+    const key_state *st = kstate(key);
+    return st->magic == KEY_MAGIC && st->aes != NULL && st->ghash != NULL ? AESGEN_OK : AESGEN_ERR_CONTEXT;
+}
+
+void aesgen_gcm_wipe(aesgen_gcm_key *key)
+{
+    if (key != NULL)
+        aesgen_memwipe(key, sizeof *key);
+}
+
+void aesgen_gcm_stream_wipe(aesgen_gcm_stream *s)
+{
+    if (s != NULL)
+        aesgen_memwipe(s, sizeof *s);
+}
+
+int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_len,
+                             const aesgen_variant *aes, const aesgen_ghash_variant *ghash)
+{
+    if (key == NULL || k == NULL)
+        return AESGEN_ERR_NULL;
+    if (key_len != 16 && key_len != 24 && key_len != 32)
+        return AESGEN_ERR_KEY_LENGTH;
+    const unsigned key_bits = (unsigned)key_len * 8;
+    if (aes == NULL) {
+        if (aesgen_dispatch_status() != AESGEN_OK)
+            return AESGEN_ERR_BACKEND;
+        aes = aesgen_pick_variant(key_bits, AESGEN_ENCRYPT, aesgen_active_backend());
+    }
+    if (ghash == NULL)
+        ghash = aesgen_pick_ghash();
+    if (aes == NULL || ghash == NULL || aes->key_bits != key_bits || aes->direction != AESGEN_ENCRYPT ||
+        aes->ctr == NULL || !aesgen_variant_usable(aes) || !aesgen_ghash_usable(ghash) ||
+        aes->schedule_bytes > AESGEN_MAX_SCHEDULE_BYTES || ghash->table_bytes > MAX_TABLE_BYTES)
+        return AESGEN_ERR_BACKEND;
+
+    aesgen_gcm_wipe(key);
+    void *rk = (unsigned char *)key->opaque + STATE_BYTES;
+    aes->setkey(rk, k);
+    uint8_t h[16] = {0};
+    aesgen_variant_ecb(aes, rk, h, h, 1);
+    ghash->setkey((unsigned char *)key->opaque + STATE_BYTES + AESGEN_MAX_SCHEDULE_BYTES, h);
+    aesgen_memwipe(h, sizeof h);
+    key_state *st = (key_state *)(void *)key->opaque;
+    st->key_bits = key_bits;
+    st->aes = aes;
+    st->ghash = ghash;
+    st->magic = KEY_MAGIC;
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
+{
+    return aesgen_gcm_init_variants(key, k, key_len, NULL, NULL);
+}
+
+const char *aesgen_gcm_variant(const aesgen_gcm_key *key)
+{
+    return key_ready(key) == AESGEN_OK ? kstate(key)->aes->name : NULL;
+}
+
+const char *aesgen_gcm_ghash(const aesgen_gcm_key *key)
+{
+    return key_ready(key) == AESGEN_OK ? kstate(key)->ghash->name : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pieces                                                                 */
+
+/* n > limit, for lengths that fit in 64 bits; a function so that a 32-bit size_t
+ * does not make the test "always false" at compile time (and warn). */
+static int exceeds(uint64_t n, uint64_t limit)
+{
+    return n > limit;
+}
+
+static int tag_length_ok(size_t n)
+{
+    return (n >= 12 && n <= 16) || n == 8 || n == 4;
+}
+
+/* y = GHASH over data (len bytes, the last block zero-padded). */
+static void ghash_padded(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t *data, size_t len)
+{
+    const aesgen_ghash_variant *g = kstate(key)->ghash;
+    if (len >= 16)
+        g->update(htable(key), y, data, len / 16);
+    if (len % 16 != 0) {
+        uint8_t last[16] = {0};
+        memcpy(last, data + (len & ~(size_t)15), len % 16);
+        g->update(htable(key), y, last, 1);
+    }
+}
+
+/* The pre-counter block J0 (SP 800-38D 7.1). */
+static void pre_counter(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, uint8_t j0[16])
+{
+    if (iv_len == 12) {
+        memcpy(j0, iv, 12);
+        j0[12] = j0[13] = j0[14] = 0;
+        j0[15] = 1;
+        return;
+    }
+    uint8_t lengths[16] = {0};
+    memset(j0, 0, 16);
+    ghash_padded(key, j0, iv, iv_len);
+    aesgen_store_be64(lengths + 8, (uint64_t)iv_len * 8);
+    kstate(key)->ghash->update(htable(key), j0, lengths, 1);
+}
+
+#define SECRET_COUNTER_CHUNK 16
+
+/* nblocks of keystream XOR in, counting in the low 32 bits of counter (inc32). */
+static void gctr(const aesgen_gcm_key *key, int secret_counter, uint8_t counter[16], uint8_t *out,
+                 const uint8_t *in, size_t nblocks)
+{
+    const aesgen_variant *v = kstate(key)->aes;
+    if (secret_counter) {
+        uint8_t ks[16 * SECRET_COUNTER_CHUNK];
+        uint32_t c = aesgen_load_be32(counter + 12);
+        while (nblocks != 0) {
+            const size_t n = nblocks < SECRET_COUNTER_CHUNK ? nblocks : SECRET_COUNTER_CHUNK;
+            /* the barrier keeps the compiler from counting the secret c up to c + n
+             * and branching on it */
+            for (size_t i = 0; i < n; i++) {
+                memcpy(ks + 16 * i, counter, 12);
+                aesgen_store_be32(ks + 16 * i + 12, c + aesgen_value_barrier32((uint32_t)i));
+            }
+            c += (uint32_t)n;
+            aesgen_variant_ecb(v, schedule(key), ks, ks, n);
+            for (size_t i = 0; i < 16 * n; i++)
+                out[i] = in[i] ^ ks[i];
+            out += 16 * n;
+            in += 16 * n;
+            nblocks -= n;
+        }
+        aesgen_store_be32(counter + 12, c);
+        aesgen_memwipe(ks, sizeof ks);
+        return;
+    }
+    /* A 12-byte IV's counter runs from 2 to at most 2^32 - 1 (MAX_TEXT_BYTES): its low
+     * 32 bits never wrap, so counting the whole block is inc32. */
+    aesgen_variant_ctr(v, schedule(key), out, in, nblocks, counter);
+}
+
+/* Whether the tags differ: computed in constant time, then declared public (the
+ * verdict is the API's answer). */
+static int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    unsigned d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned)(a[i] ^ b[i]);
+    int differs = (int)((d + 0xffu) >> 8); /* 1 when d != 0, without a branch */
+    aesgen_declassify(&differs, sizeof differs);
+    return differs;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak))
+#endif
+void aesgen_declassify(const void *p, size_t len)
+{
+    (void)p;
+    (void)len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams                                                                    */
+
+static stream_state *sstate(aesgen_gcm_stream *s)
+{
+    return (stream_state *)(void *)s->opaque;
+}
+
+static int stream_ready(aesgen_gcm_stream *s)
+{
+    if (s == NULL)
+        return AESGEN_ERR_NULL;
+    const stream_state *st = sstate(s);
+    if (st->magic != STREAM_MAGIC || key_ready(st->key) != AESGEN_OK)
+        return AESGEN_ERR_CONTEXT;
+    return AESGEN_OK;
+}
+
+static int start(stream_state *st, const aesgen_gcm_key *key, aesgen_direction dir, const uint8_t *iv,
+                 size_t iv_len)
+{
+    int rc = key_ready(key);
+    if (rc != AESGEN_OK)
+        return rc;
+    if (iv == NULL)
+        return AESGEN_ERR_NULL;
+    if (iv_len == 0 || (dir != AESGEN_ENCRYPT && dir != AESGEN_DECRYPT))
+        return AESGEN_ERR_LENGTH;
+    memset(st, 0, sizeof *st);
+    st->key = key;
+    pre_counter(key, iv, iv_len, st->counter);
+    aesgen_variant_ecb(kstate(key)->aes, schedule(key), st->ek0, st->counter, 1);
+    uint8_t top[12];
+    memcpy(top, st->counter, 12);
+    aesgen_ctr_add(st->counter, 1); /* inc32(J0): the first counter block of the text */
+    memcpy(st->counter, top, 12);
+    st->ks_used = 16;
+    st->phase = PHASE_AAD;
+    st->dir = (uint32_t)dir;
+    st->secret_counter = iv_len != 12;
+    st->magic = STREAM_MAGIC;
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_start(aesgen_gcm_stream *s, const aesgen_gcm_key *key, aesgen_direction dir,
+                     const uint8_t *iv, size_t iv_len)
+{
+    if (s == NULL)
+        return AESGEN_ERR_NULL;
+    stream_state st;
+    int rc = start(&st, key, dir, iv, iv_len);
+    if (rc == AESGEN_OK)
+        memcpy(sstate(s), &st, sizeof st);
+    aesgen_memwipe(&st, sizeof st);
+    return rc;
+}
+
+/* Hash bytes of the current section (AAD or ciphertext) through the pending block. */
+static void absorb(stream_state *st, const uint8_t *data, size_t len)
+{
+    const aesgen_gcm_key *key = st->key;
+    if (st->pend_used != 0) {
+        const size_t n = len < 16 - st->pend_used ? len : 16 - st->pend_used;
+        memcpy(st->pend + st->pend_used, data, n);
+        st->pend_used += (uint32_t)n;
+        data += n;
+        len -= n;
+        if (st->pend_used < 16)
+            return;
+        kstate(key)->ghash->update(htable(key), st->y, st->pend, 1);
+        st->pend_used = 0;
+    }
+    if (len >= 16)
+        kstate(key)->ghash->update(htable(key), st->y, data, len / 16);
+    memcpy(st->pend, data + (len & ~(size_t)15), len % 16);
+    st->pend_used = (uint32_t)(len % 16);
+}
+
+/* Close a section: its partial block, zero-padded, into the hash. */
+static void close_section(stream_state *st)
+{
+    if (st->pend_used != 0) {
+        memset(st->pend + st->pend_used, 0, 16 - st->pend_used);
+        kstate(st->key)->ghash->update(htable(st->key), st->y, st->pend, 1);
+        st->pend_used = 0;
+    }
+}
+
+int aesgen_gcm_aad(aesgen_gcm_stream *s, const uint8_t *aad, size_t len)
+{
+    int rc = stream_ready(s);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state *st = sstate(s);
+    if (st->phase != PHASE_AAD)
+        return AESGEN_ERR_STATE;
+    if (len != 0 && aad == NULL)
+        return AESGEN_ERR_NULL;
+    if (exceeds(len, MAX_AAD_BYTES - st->aad_bytes))
+        return AESGEN_ERR_LENGTH;
+    absorb(st, aad, len);
+    st->aad_bytes += len;
+    return AESGEN_OK;
+}
+
+/* out = in XOR keystream over len bytes, continuing the stream's keystream. */
+static void keystream_xor(stream_state *st, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesgen_gcm_key *key = st->key;
+    while (len != 0 && st->ks_used < 16) {
+        *out++ = *in++ ^ st->ks[st->ks_used++];
+        len--;
+    }
+    if (len >= 16) {
+        gctr(key, (int)st->secret_counter, st->counter, out, in, len / 16);
+        out += len & ~(size_t)15;
+        in += len & ~(size_t)15;
+        len %= 16;
+    }
+    if (len != 0) {
+        static const uint8_t zero[16];
+        gctr(key, (int)st->secret_counter, st->counter, st->ks, zero, 1);
+        for (st->ks_used = 0; st->ks_used < len; st->ks_used++)
+            out[st->ks_used] = in[st->ks_used] ^ st->ks[st->ks_used];
+    }
+}
+
+int aesgen_gcm_update(aesgen_gcm_stream *s, uint8_t *out, const uint8_t *in, size_t len)
+{
+    int rc = stream_ready(s);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state *st = sstate(s);
+    if (st->phase == PHASE_DONE)
+        return AESGEN_ERR_STATE;
+    rc = aesgen_check_buffers(out, in, len);
+    if (rc != AESGEN_OK)
+        return rc;
+    if (exceeds(len, MAX_TEXT_BYTES - st->text_bytes))
+        return AESGEN_ERR_LENGTH;
+    if (st->phase == PHASE_AAD) {
+        close_section(st);
+        st->phase = PHASE_TEXT;
+    }
+    if (len == 0)
+        return AESGEN_OK;
+    /* the hash covers the ciphertext: the input when opening, the output when sealing */
+    if (st->dir == AESGEN_DECRYPT)
+        absorb(st, in, len);
+    keystream_xor(st, out, in, len);
+    if (st->dir == AESGEN_ENCRYPT)
+        absorb(st, out, len);
+    st->text_bytes += len;
+    return AESGEN_OK;
+}
+
+/* The full 16-byte tag of what the stream has seen; the stream is done. */
+static void final_tag(stream_state *st, uint8_t full[16])
+{
+    close_section(st);
+    uint8_t lengths[16];
+    aesgen_store_be64(lengths, st->aad_bytes * 8);
+    aesgen_store_be64(lengths + 8, st->text_bytes * 8);
+    kstate(st->key)->ghash->update(htable(st->key), st->y, lengths, 1);
+    for (int i = 0; i < 16; i++)
+        full[i] = st->y[i] ^ st->ek0[i];
+    st->phase = PHASE_DONE;
+}
+
+int aesgen_gcm_finish(aesgen_gcm_stream *s, uint8_t *tag, size_t tag_len)
+{
+    int rc = stream_ready(s);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state *st = sstate(s);
+    if (st->phase == PHASE_DONE || st->dir != AESGEN_ENCRYPT)
+        return AESGEN_ERR_STATE;
+    if (tag == NULL)
+        return AESGEN_ERR_NULL;
+    if (!tag_length_ok(tag_len))
+        return AESGEN_ERR_LENGTH;
+    uint8_t full[16];
+    final_tag(st, full);
+    memcpy(tag, full, tag_len);
+    aesgen_memwipe(full, sizeof full);
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_verify(aesgen_gcm_stream *s, const uint8_t *tag, size_t tag_len)
+{
+    int rc = stream_ready(s);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state *st = sstate(s);
+    if (st->phase == PHASE_DONE || st->dir != AESGEN_DECRYPT)
+        return AESGEN_ERR_STATE;
+    if (tag == NULL)
+        return AESGEN_ERR_NULL;
+    if (!tag_length_ok(tag_len))
+        return AESGEN_ERR_LENGTH;
+    uint8_t full[16];
+    final_tag(st, full);
+    const int differs = tag_differs(full, tag, tag_len);
+    aesgen_memwipe(full, sizeof full);
+    return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One-shot                                                                   */
+
+static int check_message(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                         size_t aad_len, const uint8_t *out, const uint8_t *in, size_t len,
+                         const uint8_t *tag, size_t tag_len)
+{
+    int rc = key_ready(key);
+    if (rc != AESGEN_OK)
+        return rc;
+    if (iv == NULL || tag == NULL || (aad_len != 0 && aad == NULL))
+        return AESGEN_ERR_NULL;
+    rc = aesgen_check_buffers(out, in, len);
+    if (rc != AESGEN_OK)
+        return rc;
+    if (iv_len == 0 || !tag_length_ok(tag_len) || exceeds(len, MAX_TEXT_BYTES) ||
+        exceeds(aad_len, MAX_AAD_BYTES))
+        return AESGEN_ERR_LENGTH;
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                    size_t aad_len, uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
+{
+    int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state st;
+    start(&st, key, AESGEN_ENCRYPT, iv, iv_len);
+    ghash_padded(key, st.y, aad, aad_len);
+    st.aad_bytes = aad_len;
+    st.phase = PHASE_TEXT;
+    if (len != 0) {
+        keystream_xor(&st, out, in, len);
+        ghash_padded(key, st.y, out, len);
+    }
+    st.text_bytes = len;
+    uint8_t full[16];
+    final_tag(&st, full);
+    memcpy(tag, full, tag_len);
+    aesgen_memwipe(full, sizeof full);
+    aesgen_memwipe(&st, sizeof st);
+    return AESGEN_OK;
+}
+
+int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                    size_t aad_len, uint8_t *out, const uint8_t *in, size_t len, const uint8_t *tag,
+                    size_t tag_len)
+{
+    int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
+    if (rc != AESGEN_OK)
+        return rc;
+    stream_state st;
+    start(&st, key, AESGEN_DECRYPT, iv, iv_len);
+    /* authenticate first: the hash of the ciphertext as given, then the tag */
+    ghash_padded(key, st.y, aad, aad_len);
+    ghash_padded(key, st.y, in, len);
+    st.aad_bytes = aad_len;
+    st.text_bytes = len;
+    uint8_t full[16];
+    uint8_t counter[16];
+    memcpy(counter, st.counter, 16);
+    final_tag(&st, full);
+    const int differs = tag_differs(full, tag, tag_len);
+    aesgen_memwipe(full, sizeof full);
+    if (differs) {
+        aesgen_memwipe(&st, sizeof st);
+        return AESGEN_ERR_AUTH;
+    }
+    memcpy(st.counter, counter, 16);
+    st.ks_used = 16;
+    if (len != 0)
+        keystream_xor(&st, out, in, len);
+    aesgen_memwipe(&st, sizeof st);
+    aesgen_memwipe(counter, sizeof counter);
+    return AESGEN_OK;
+}

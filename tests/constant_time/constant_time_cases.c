@@ -2,7 +2,7 @@
  * constant_time_cases.c -- aesgen_ct_test: the suite run against each software variant and
  * backend with every secret marked undefined (see constant_time_test.c): the FIPS-197 known
  * answer, then ECB, CBC and CTR over every block count up to 2*batch+1, in place and
- * misaligned, in pieces, round trips.
+ * misaligned, in pieces, round trips; then GCM (constant_time_gcm.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -451,7 +451,7 @@ done:
 
 int run_library_tests(int under_memcheck)
 {
-    size_t i, ntargets = 0, nbackends = 0, nvariants = 0;
+    size_t i, ntargets = 0, nbackends = 0, nvariants = 0, nghash = 0;
     unsigned long leaky_targets = 0;
     unsigned covered[3][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
     int k, d;
@@ -568,6 +568,13 @@ int run_library_tests(int under_memcheck)
     }
     aesgen_force_backend(NULL);
 
+    /* 3. GCM: every GHASH variant this CPU runs */
+    {
+        size_t gcm_targets = 0;
+        leaky_targets += run_gcm_tests(&gcm_targets, &nghash);
+        ntargets += gcm_targets;
+    }
+
     /* the run must not be vacuous */
     for (k = 0; k < 3; ++k) {
         for (d = 0; d < 2; ++d) {
@@ -584,9 +591,9 @@ int run_library_tests(int under_memcheck)
         ts_fail("nothing tested (--only %s)", g_only ? g_only : "not given");
     }
 
-    printf("%s: %zu portable variant(s), %zu portable backend(s), %zu target(s), "
-           "%lu library call(s) checked\n",
-           g_prog, nvariants, nbackends, ntargets, g_library_calls);
+    printf("%s: %zu portable variant(s), %zu portable backend(s), %zu GHASH variant(s), "
+           "%zu target(s), %lu library call(s) checked\n",
+           g_prog, nvariants, nbackends, nghash, ntargets, g_library_calls);
     printf("%s: %lu functional failure(s)", g_prog, ts_failures);
     if (under_memcheck) {
         printf(", %lu memcheck error(s) in %lu target(s)", memcheck_errors(), leaky_targets);

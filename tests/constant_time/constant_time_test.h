@@ -4,6 +4,7 @@
  *   constant_time_test.c   the harness: failure reporting, test data, secret/public marking
  *               helpers, the memcheck probe, registry helpers, main
  *   constant_time_cases.c  the suite against every software variant and backend
+ *   constant_time_gcm.c    GCM over every GHASH variant this CPU runs
  *   constant_time_leaky.c  --leaky: the deliberately leaky step memcheck must report
  * Functional failures are counted in ts_failures (ts_report.h).
  */
@@ -67,5 +68,7 @@ int backend_is_software(const char *name);
 /* The two modes; each returns the exit status. */
 int run_library_tests(int under_memcheck); /* constant_time_cases.c */
 int run_leaky(int under_memcheck);         /* constant_time_leaky.c */
+/* constant_time_gcm.c: the GCM targets; returns how many made memcheck complain. */
+unsigned long run_gcm_tests(size_t *ntargets, size_t *nghash);
 
 #endif

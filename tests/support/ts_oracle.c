@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/opensslv.h>
 
 const EVP_CIPHER *ts_oracle_cipher(unsigned bits, int mode)
@@ -85,4 +86,9 @@ const char *ts_oracle_oneshot(unsigned bits, int mode, const uint8_t *key, const
     }
     EVP_CIPHER_CTX_free(x);
     return err;
+}
+
+const char *ts_oracle_version(void)
+{
+    return OpenSSL_version(OPENSSL_VERSION);
 }

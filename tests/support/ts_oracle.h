@@ -1,7 +1,8 @@
 /*
  * ts_oracle.h -- OpenSSL EVP as the reference AES (differential, threads, fuzz).
  * The only part of the test support that needs OpenSSL (CMake target
- * aesgen_test_oracle); cross builds have no OpenSSL and do not build it.
+ * aesgen_test_oracle, with ts_oracle_gcm.h for AES-GCM); cross builds have no
+ * OpenSSL and do not build it.
  *
  * Modes are those of ts_modes.h. Every function returns NULL on success, or the
  * name of what failed ("EVP_CipherInit_ex", "EVP_CipherUpdate output length", ...),
@@ -40,5 +41,8 @@ const char *ts_oracle_ecb_block(EVP_CIPHER_CTX *x, unsigned bits, const uint8_t 
  * nothing more). */
 const char *ts_oracle_oneshot(unsigned bits, int mode, const uint8_t *key, const uint8_t *iv,
                               uint8_t *out, const uint8_t *in, size_t len);
+
+/* The OpenSSL version the oracle runs on ("OpenSSL 3.0.19 27 Jan 2026"). */
+const char *ts_oracle_version(void);
 
 #endif

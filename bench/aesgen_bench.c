@@ -1,7 +1,8 @@
 /*
  * aesgen_bench.c -- aesgen-bench: throughput of every aesgen backend next
  * to OpenSSL (default and AES-NI masked), BearSSL ct64, RustCrypto aes 0.6
- * (soft backend) and libgcrypt, in one run.
+ * (soft backend), libgcrypt and intel-ipsec-mb, in one run: ECB, CBC and
+ * CTR, and AES-GCM one message per call (gcm-seal, gcm-open).
  *
  * Method (also printed with the results):
  *  - correctness first: every (implementation, key size, operation) is

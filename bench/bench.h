@@ -3,17 +3,19 @@
  *
  * The program measures "implementations" (rows): every aesgen backend,
  * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process), BearSSL
- * ct64, RustCrypto aes 0.6 (soft backend) and libgcrypt when they were found
- * at configure time, over the same operations, key sizes and message sizes.
+ * ct64, RustCrypto aes 0.6 (soft backend), libgcrypt and intel-ipsec-mb
+ * when they were found at configure time, over the same operations, key
+ * sizes and message sizes.
  *
  * Files: aesgen_bench.c (main), bench_args.c (command line), bench_run.c
  * (set-up of a run), bench_measure.c (correctness check, measurement,
  * statistics), bench_report_text.c and bench_report_json.c (output),
- * bench_data.c (operations and test data), bench_impls.c (the aesgen and
- * OpenSSL rows, the table of optional peers), bench_peer.c (the
- * OpenSSL-masked child), bench_clock.c (clocks, counters, pinning, machine
- * facts) and peers/<peer>.c (one optional peer library each, compiled only
- * when CMake found it).
+ * bench_data.c (operations, test data, the GCM message layout),
+ * bench_impls.c (the aesgen rows, the table of optional peers, timing),
+ * bench_openssl.c (the OpenSSL row and the reference every row is checked
+ * against), bench_peer.c (the OpenSSL-masked child), bench_clock.c (clocks,
+ * counters, pinning, machine facts) and peers/<peer>.c (one optional peer
+ * library each, compiled only when CMake found it).
  */
 #ifndef AESGEN_BENCH_H
 #define AESGEN_BENCH_H
@@ -35,6 +37,8 @@ enum bench_op {
     OP_CTR,
     OP_CBC_DEC,
     OP_CBC_ENC,
+    OP_GCM_SEAL,
+    OP_GCM_OPEN,
     OP_COUNT
 };
 
@@ -43,7 +47,8 @@ enum bench_op {
 extern const char *const bench_op_name[OP_COUNT];    /* "ecb-enc", ... */
 extern const unsigned bench_key_bits[NKEYS];          /* 128, 192, 256 */
 
-int bench_op_is_decrypt(int op);
+int bench_op_is_decrypt(int op); /* ecb-dec, cbc-dec, gcm-open */
+int bench_op_is_gcm(int op);
 int bench_op_from_name(const char *s); /* -1 if unknown */
 int bench_key_index(unsigned bits);    /* -1 if not 128/192/256 */
 
@@ -62,8 +67,40 @@ void bench_copy(char *dst, size_t n, const char *src);
 void bench_start_iv(int op, int ctr32, uint8_t iv[16]);
 
 /* One-shot reference output by OpenSSL EVP in this process (fresh context,
- * in place on buf): 0 on success. In bench_impls.c, beside the OpenSSL row. */
+ * in place on buf): 0 on success. For gcm-seal buf[0, len) becomes
+ * ciphertext || tag in buf[0, len + 16); for gcm-open the reverse, and -1 if
+ * the tag does not authenticate. In bench_openssl.c, beside the OpenSSL row. */
 int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len);
+
+/* ---- GCM messages (bench_data.c) ------------------------------------- *
+ *
+ * One gcm-seal or gcm-open call is one whole message, as a TLS record is:
+ * the 12-byte IV below (the same every call; IV set-up is timed, key set-up
+ * is not), the 16 bytes of AAD below, len bytes of text and a 16-byte tag.
+ * What a row's loop sees in buf:
+ *  - gcm-seal runs in place: plaintext in buf[0, len), ciphertext || tag out
+ *    in buf[0, len + 16) (the tag right after the text, as in a record);
+ *  - gcm-open cannot run in place call after call (the first call would
+ *    destroy its own input), so bench_prepare puts one valid sealed message
+ *    (ciphertext || tag, sealed by OpenSSL) at bench_open_input(buf, len),
+ *    outside the timing, and every call opens that into buf[0, len). A call
+ *    whose tag check fails fails the loop (and so the row). */
+#define BENCH_GCM_IV_BYTES 12
+#define BENCH_GCM_AAD_BYTES 16
+#define BENCH_GCM_TAG_BYTES 16
+
+extern const uint8_t bench_gcm_iv[BENCH_GCM_IV_BYTES];
+extern const uint8_t bench_gcm_aad[BENCH_GCM_AAD_BYTES];
+
+/* Bytes one call writes and the check compares: len (+ the tag for seal). */
+size_t bench_out_bytes(int op, size_t len);
+/* Bytes buf must hold for messages up to maxlen, any operation. */
+size_t bench_buf_bytes(size_t maxlen);
+/* Where gcm-open's input lives in buf (64-byte aligned after the output). */
+uint8_t *bench_open_input(uint8_t *buf, size_t len);
+/* Canonical plaintext into buf[0, len), and for gcm-open the sealed message
+ * at bench_open_input; 0, or -1 if OpenSSL failed. */
+int bench_prepare(int op, int k, uint8_t *buf, size_t len);
 
 /* ---- clocks and counters (bench_clock.c) ----------------------------- */
 
@@ -100,7 +137,8 @@ enum impl_kind {
     IMPL_BEARSSL,
     IMPL_REMOTE,
     IMPL_RUSTCRYPTO,
-    IMPL_GCRYPT
+    IMPL_GCRYPT,
+    IMPL_IPSECMB
 };
 
 typedef struct bench_sample {
@@ -118,13 +156,15 @@ struct impl {
     int key_ok[NKEYS];         /* key set up */
     char key_note[NKEYS][160]; /* why not (or "") */
     int op_ok[OP_COUNT];       /* supports the operation */
+    char op_note[OP_COUNT][160]; /* why not (or "": "not offered") */
     char variant[NKEYS][2][96]; /* aesgen: variants serving enc/dec */
     const char *variant_info[NKEYS][2]; /* aesgen: their descriptors' info (or NULL) */
     void *priv;
 
     /* Return the (key, op) state to the start IV / counter. */
     int (*reset)(impl *im, int k, int op);
-    /* iters calls of op on buf[0..len) in place; 0 on success. */
+    /* iters calls of op on buf[0..len) in place (gcm-open: from
+     * bench_open_input, see above); 0 on success, -1 if any call failed. */
     int (*loop)(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t iters);
     /* Remote rows only: one timed sample, and one check returning a hash. */
     int (*remote_sample)(impl *im, int k, int op, size_t len, uint64_t iters,
@@ -161,10 +201,17 @@ extern const bench_peer_lib bench_peer_rustcrypto; /* peers/rustcrypto.c */
 /* version: "libgcrypt 1.10.1; hwflist intel-aesni:..." (initialises
  * libgcrypt), NULL when libgcrypt fails to initialise. */
 extern const bench_peer_lib bench_peer_gcrypt;     /* peers/gcrypt.c */
+extern const bench_peer_lib bench_peer_ipsecmb;    /* peers/ipsecmb.c */
 
 /* Every optional peer the program knows, in row order, built in or not:
  * --peers and the JSON name them all. */
-enum bench_peer_id { PEER_BEARSSL = 0, PEER_RUSTCRYPTO, PEER_GCRYPT, PEER_COUNT };
+enum bench_peer_id {
+    PEER_BEARSSL = 0,
+    PEER_RUSTCRYPTO,
+    PEER_GCRYPT,
+    PEER_IPSECMB,
+    PEER_COUNT
+};
 
 typedef struct bench_peer {
     const char *name;          /* in --peers and in its "left out" note */

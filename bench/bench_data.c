@@ -1,18 +1,24 @@
 /*
  * bench_data.c -- what every row of aesgen-bench shares: the operations and
- * key sizes by name, the deterministic keys and messages, and the start
- * IVs / counters the correctness checks compare from.
+ * key sizes by name, the deterministic keys and messages, the start IVs /
+ * counters the correctness checks compare from, and the GCM message layout
+ * (bench.h): the IV, the AAD, where gcm-open's sealed input lives in buf.
  */
 #define _GNU_SOURCE
 #include "bench.h"
 
 #include <string.h>
 
-const char *const bench_op_name[OP_COUNT] = {"ecb-enc", "ecb-dec", "ctr", "cbc-dec",
-                                             "cbc-enc"};
+const char *const bench_op_name[OP_COUNT] = {"ecb-enc", "ecb-dec",  "ctr",     "cbc-dec",
+                                             "cbc-enc", "gcm-seal", "gcm-open"};
 const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
 
-int bench_op_is_decrypt(int op) { return op == OP_ECB_DEC || op == OP_CBC_DEC; }
+int bench_op_is_decrypt(int op)
+{
+    return op == OP_ECB_DEC || op == OP_CBC_DEC || op == OP_GCM_OPEN;
+}
+
+int bench_op_is_gcm(int op) { return op == OP_GCM_SEAL || op == OP_GCM_OPEN; }
 
 int bench_op_from_name(const char *s)
 {
@@ -77,7 +83,10 @@ void bench_copy(char *dst, size_t n, const char *src)
 
 void bench_start_iv(int op, int ctr32, uint8_t iv[16])
 {
-    if (op == OP_CTR) {
+    if (bench_op_is_gcm(op)) {
+        memset(iv, 0, 16);
+        memcpy(iv, bench_gcm_iv, BENCH_GCM_IV_BYTES);
+    } else if (op == OP_CTR) {
         if (ctr32) {
             /* 12 fixed bytes, 32-bit counter starting at 1: no wrap. */
             for (int i = 0; i < 12; i++)
@@ -99,4 +108,42 @@ void bench_start_iv(int op, int ctr32, uint8_t iv[16])
         for (int i = 0; i < 16; i++)
             iv[i] = (uint8_t)(0x10 * (i & 15) + (15 - i));
     }
+}
+
+/* ---- GCM messages ------------------------------------------------------ */
+
+const uint8_t bench_gcm_iv[BENCH_GCM_IV_BYTES] = {0xca, 0xfe, 0xba, 0xbe, 0xfa, 0xce,
+                                                  0xdb, 0xad, 0xde, 0xca, 0xf8, 0x88};
+/* As a TLS 1.2 record's AAD would be: sequence number, type, version, length
+ * (here only bytes: nothing checks their meaning). */
+const uint8_t bench_gcm_aad[BENCH_GCM_AAD_BYTES] = {0, 0, 0, 0, 0, 0, 0, 1,
+                                                    0x17, 0x03, 0x03, 0x40, 0x00, 0, 0, 0};
+
+size_t bench_out_bytes(int op, size_t len)
+{
+    return op == OP_GCM_SEAL ? len + BENCH_GCM_TAG_BYTES : len;
+}
+
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+size_t bench_buf_bytes(size_t maxlen)
+{
+    /* output (text + tag), then gcm-open's sealed input */
+    return 2 * round64(maxlen + BENCH_GCM_TAG_BYTES);
+}
+
+uint8_t *bench_open_input(uint8_t *buf, size_t len)
+{
+    return buf + round64(len + BENCH_GCM_TAG_BYTES);
+}
+
+int bench_prepare(int op, int k, uint8_t *buf, size_t len)
+{
+    bench_fill(buf, len);
+    if (op != OP_GCM_OPEN)
+        return 0;
+    uint8_t iv[16], *in = bench_open_input(buf, len);
+    bench_start_iv(op, 0, iv);
+    bench_fill(in, len);
+    return bench_reference(OP_GCM_SEAL, k, iv, in, len);
 }

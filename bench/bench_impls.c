@@ -1,13 +1,14 @@
 /*
- * bench_impls.c -- the rows aesgen-bench always has: aesgen (one row per
- * backend, or one generated variant alone) and OpenSSL EVP, the reference
- * every row is checked against; the table of optional peer libraries
- * (bench/peers/); and the timing of one sample.
+ * bench_impls.c -- the aesgen rows (one per backend, or one generated
+ * variant alone; the OpenSSL row is bench_openssl.c), the table of optional
+ * peer libraries (bench/peers/), and the timing of one sample.
  *
  * Every operation runs in place (out == in) on a keyed context, the way
  * `openssl speed` and the kernel's tcrypt do: one "operation" is one call
  * over a whole message; key set-up and IV set-up are outside the timing,
- * and CBC IVs / CTR counters simply carry on from call to call.
+ * and CBC IVs / CTR counters simply carry on from call to call. GCM is one
+ * whole message per call, IV set-up included; gcm-open reads a prepared
+ * sealed message and writes beside it (bench.h).
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -15,142 +16,9 @@
 #include "aesgen.h"
 #include "aesgen_internal.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- OpenSSL EVP -------------------------------------------------------- */
-
-static const char *ossl_cipher_name(int op, int k)
-{
-    static const char *const names[3][3] = {
-        {"AES-128-ECB", "AES-192-ECB", "AES-256-ECB"},
-        {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"},
-        {"AES-128-CBC", "AES-192-CBC", "AES-256-CBC"}};
-    int m = (op == OP_ECB_ENC || op == OP_ECB_DEC) ? 0 : op == OP_CTR ? 1 : 2;
-    return names[m][k];
-}
-
-#if OPENSSL_VERSION_NUMBER >= 0x30000000L
-static EVP_CIPHER *g_ciphers[OP_COUNT][NKEYS];
-static const EVP_CIPHER *ossl_cipher(int op, int k)
-{
-    if (!g_ciphers[op][k])
-        g_ciphers[op][k] = EVP_CIPHER_fetch(NULL, ossl_cipher_name(op, k), NULL);
-    return g_ciphers[op][k];
-}
-#else
-static const EVP_CIPHER *ossl_cipher(int op, int k)
-{
-    return EVP_get_cipherbyname(ossl_cipher_name(op, k));
-}
-#endif
-
-const char *impl_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
-
-/* A keyed EVP context for (op, k) starting at iv; NULL on failure. */
-static EVP_CIPHER_CTX *ossl_new(int op, int k, const uint8_t iv[16])
-{
-    uint8_t key[32];
-    const EVP_CIPHER *c = ossl_cipher(op, k);
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (!c || !ctx)
-        goto fail;
-    bench_key(k, key);
-    if (EVP_CipherInit_ex(ctx, c, NULL, key, (op == OP_ECB_ENC || op == OP_ECB_DEC) ? NULL : iv,
-                          bench_op_is_decrypt(op) ? 0 : 1) != 1)
-        goto fail;
-    if (EVP_CIPHER_CTX_set_padding(ctx, 0) != 1)
-        goto fail;
-    return ctx;
-fail:
-    EVP_CIPHER_CTX_free(ctx);
-    return NULL;
-}
-
-int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len)
-{
-    EVP_CIPHER_CTX *ctx = ossl_new(op, k, iv);
-    int outl = 0, rc = -1;
-    if (!ctx)
-        return -1;
-    if (EVP_CipherUpdate(ctx, buf, &outl, buf, (int)len) == 1 && (size_t)outl == len)
-        rc = 0;
-    EVP_CIPHER_CTX_free(ctx);
-    return rc;
-}
-
-typedef struct ossl_priv {
-    EVP_CIPHER_CTX *c[NKEYS][OP_COUNT];
-} ossl_priv;
-
-static int ossl_reset(impl *im, int k, int op)
-{
-    ossl_priv *p = im->priv;
-    uint8_t iv[16];
-    if (op == OP_ECB_ENC || op == OP_ECB_DEC)
-        return 0;
-    bench_start_iv(op, 0, iv);
-    return EVP_CipherInit_ex(p->c[k][op], NULL, NULL, NULL, iv, -1) == 1 ? 0 : -1;
-}
-
-static int ossl_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t iters)
-{
-    ossl_priv *p = im->priv;
-    EVP_CIPHER_CTX *c = p->c[k][op];
-    int outl = 0, ok = 1;
-    if (bench_op_is_decrypt(op)) {
-        for (uint64_t i = 0; i < iters; i++)
-            ok &= EVP_DecryptUpdate(c, buf, &outl, buf, (int)len);
-    } else {
-        for (uint64_t i = 0; i < iters; i++)
-            ok &= EVP_EncryptUpdate(c, buf, &outl, buf, (int)len);
-    }
-    return (ok == 1 && (size_t)outl == len) ? 0 : -1;
-}
-
-static void ossl_release(impl *im)
-{
-    ossl_priv *p = im->priv;
-    for (int k = 0; k < NKEYS; k++)
-        for (int op = 0; op < OP_COUNT; op++)
-            EVP_CIPHER_CTX_free(p->c[k][op]);
-}
-
-int impl_openssl_create(impl *im, const char *name)
-{
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "%s", name);
-    im->kind = IMPL_OPENSSL;
-    ossl_priv *p = calloc(1, sizeof *p);
-    if (!p)
-        return -1;
-    im->priv = p;
-    im->reset = ossl_reset;
-    im->loop = ossl_loop;
-    im->release = ossl_release;
-    const char *cap = getenv("OPENSSL_ia32cap");
-    snprintf(im->desc, sizeof im->desc, "%s EVP_Encrypt/DecryptUpdate, %s", OpenSSL_version(OPENSSL_VERSION),
-             cap ? "OPENSSL_ia32cap set (see its row)" : "default CPU dispatch (AES-NI where the CPU has it)");
-    for (int k = 0; k < NKEYS; k++) {
-        im->key_ok[k] = 1;
-        for (int op = 0; op < OP_COUNT; op++) {
-            uint8_t iv[16];
-            bench_start_iv(op, 0, iv);
-            p->c[k][op] = ossl_new(op, k, iv);
-            if (!p->c[k][op]) {
-                im->key_ok[k] = 0;
-                snprintf(im->key_note[k], sizeof im->key_note[k], "EVP set-up of %s failed",
-                         ossl_cipher_name(op, k));
-            }
-        }
-    }
-    for (int op = 0; op < OP_COUNT; op++)
-        im->op_ok[op] = 1;
-    return 0;
-}
 
 /* ---- aesgen ------------------------------------------------------------- */
 
@@ -163,6 +31,7 @@ static const char *variant_info(const char *name)
 
 typedef struct aesgen_priv {
     aesgen_ctx *ctx[NKEYS];
+    aesgen_gcm_key *gcm[NKEYS]; /* NULL where GCM is not offered */
     uint8_t iv[NKEYS][OP_COUNT][16];
     aesgen_ctr ctr[NKEYS];
 } aesgen_priv;
@@ -203,6 +72,20 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
         for (uint64_t i = 0; i < iters; i++)
             bad |= aesgen_cbc_encrypt(ctx, iv, buf, buf, len);
         break;
+    case OP_GCM_SEAL:
+        for (uint64_t i = 0; p->gcm[k] && i < iters; i++)
+            bad |= aesgen_gcm_seal(p->gcm[k], bench_gcm_iv, BENCH_GCM_IV_BYTES, bench_gcm_aad,
+                                   BENCH_GCM_AAD_BYTES, buf, buf, len, buf + len,
+                                   BENCH_GCM_TAG_BYTES);
+        return p->gcm[k] && !bad ? 0 : -1;
+    case OP_GCM_OPEN: {
+        const uint8_t *in = bench_open_input(buf, len);
+        for (uint64_t i = 0; p->gcm[k] && i < iters; i++) /* AESGEN_ERR_AUTH: failed */
+            bad |= aesgen_gcm_open(p->gcm[k], bench_gcm_iv, BENCH_GCM_IV_BYTES, bench_gcm_aad,
+                                   BENCH_GCM_AAD_BYTES, buf, in, len, in + len,
+                                   BENCH_GCM_TAG_BYTES);
+        return p->gcm[k] && !bad ? 0 : -1;
+    }
     default:
         return -1;
     }
@@ -212,11 +95,49 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
 static void aesgen_release(impl *im)
 {
     aesgen_priv *p = im->priv;
-    for (int k = 0; k < NKEYS; k++)
+    for (int k = 0; k < NKEYS; k++) {
         if (p->ctx[k]) {
             aesgen_wipe(p->ctx[k]);
             free(p->ctx[k]);
         }
+        if (p->gcm[k]) {
+            aesgen_gcm_wipe(p->gcm[k]);
+            free(p->gcm[k]);
+        }
+    }
+}
+
+/* A GCM key for key index k with the given AES variant (NULL: what
+ * dispatch, under any forced backend, picks) and the GHASH dispatch picks;
+ * appends "AES-N variant + ghash" to the row's description, or why not. 0, or
+ * -1 (and the reason in op_note) when GCM cannot be set up. */
+static int aesgen_gcm_setup(impl *im, int k, const aesgen_variant *v)
+{
+    aesgen_priv *p = im->priv;
+    uint8_t key[32];
+    size_t used = strlen(im->desc);
+    unsigned bits = bench_key_bits[k];
+    const char *sep = strstr(im->desc, "; GCM") ? ","
+                      : v ? "; GCM (aesgen_gcm_init_variants, GHASH as dispatch picks):"
+                          : "; GCM (aesgen_gcm_init):";
+    aesgen_gcm_key *g = aligned_alloc(64, sizeof *g);
+    bench_key(k, key);
+    int rc = !g ? AESGEN_ERR_NULL
+             : v ? aesgen_gcm_init_variants(g, key, bits / 8, v, NULL)
+                 : aesgen_gcm_init(g, key, bits / 8);
+    if (rc != AESGEN_OK) {
+        free(g);
+        for (int op = OP_GCM_SEAL; op <= OP_GCM_OPEN; op++)
+            snprintf(im->op_note[op], sizeof im->op_note[op], "aesgen_gcm_init (AES-%u): %s",
+                     bits, aesgen_status_string(rc));
+        snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u n/a (%s)", sep, bits,
+                 aesgen_status_string(rc));
+        return -1;
+    }
+    p->gcm[k] = g;
+    snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u %s + %s", sep, bits,
+             aesgen_gcm_variant(g), aesgen_gcm_ghash(g));
+    return 0;
 }
 
 int impl_aesgen_create(impl *im, const char *backend)
@@ -233,7 +154,7 @@ int impl_aesgen_create(impl *im, const char *backend)
     im->release = aesgen_release;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, backend %s (forced with aesgen_force_backend)",
              aesgen_version_string(), backend);
-    int rc = aesgen_force_backend(backend);
+    int gcm_ok = 1, rc = aesgen_force_backend(backend);
     if (rc != AESGEN_OK) {
         for (int k = 0; k < NKEYS; k++)
             snprintf(im->key_note[k], sizeof im->key_note[k], "aesgen_force_backend: %s",
@@ -271,10 +192,11 @@ int impl_aesgen_create(impl *im, const char *backend)
         im->key_ok[k] = 1;
         for (int op = 0; op < OP_COUNT; op++)
             aesgen_reset(im, k, op);
+        gcm_ok &= aesgen_gcm_setup(im, k, NULL) == 0;
     }
     aesgen_force_backend(NULL);
     for (int op = 0; op < OP_COUNT; op++)
-        im->op_ok[op] = 1;
+        im->op_ok[op] = !bench_op_is_gcm(op) || gcm_ok; /* bench_run_setup_impls fails it */
     return 0;
 }
 
@@ -293,6 +215,7 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
     im->loop = aesgen_loop;
     im->release = aesgen_release;
     const aesgen_variant *v = aesgen_find_variant(variant);
+    int gcm_ok = 1;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, variant %s alone (aesgen_init_variants)",
              aesgen_version_string(), variant);
     for (int k = 0; k < NKEYS; k++) {
@@ -321,10 +244,18 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
         im->key_ok[k] = 1;
         for (int op = 0; op < OP_COUNT; op++)
             aesgen_reset(im, k, op);
+        if (v->direction == 0 && v->ctr)
+            gcm_ok &= aesgen_gcm_setup(im, k, v) == 0;
     }
     int enc = v != NULL && v->direction == 0;
     im->op_ok[OP_ECB_ENC] = im->op_ok[OP_CTR] = im->op_ok[OP_CBC_ENC] = enc;
     im->op_ok[OP_ECB_DEC] = im->op_ok[OP_CBC_DEC] = v != NULL && !enc;
+    /* GCM needs the variant's CTR loop: encryption variants only. */
+    im->op_ok[OP_GCM_SEAL] = im->op_ok[OP_GCM_OPEN] = enc && v->ctr && gcm_ok;
+    if (v != NULL && !(enc && v->ctr))
+        for (int op = OP_GCM_SEAL; op <= OP_GCM_OPEN; op++)
+            snprintf(im->op_note[op], sizeof im->op_note[op], "GCM needs an encryption variant "
+                     "with a CTR loop; %s is not one", variant);
     return 0;
 }
 
@@ -348,6 +279,11 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
 #else
 #define GCRYPT_LIB NULL
 #endif
+#ifdef AESGEN_BENCH_HAVE_IPSECMB
+#define IPSECMB_LIB (&bench_peer_ipsecmb)
+#else
+#define IPSECMB_LIB NULL
+#endif
 
 const bench_peer bench_peers[PEER_COUNT] = {
     [PEER_BEARSSL] = {"bearssl-ct64", "bearssl", "BearSSL not found at configure time",
@@ -358,6 +294,10 @@ const bench_peer bench_peers[PEER_COUNT] = {
     [PEER_GCRYPT] = {"gcrypt", "gcrypt",
                      "libgcrypt not found at configure time, or AESGEN_BENCH_GCRYPT=OFF",
                      GCRYPT_LIB},
+    [PEER_IPSECMB] = {"ipsecmb", "ipsecmb",
+                      "intel-ipsec-mb (libipsec-mb-dev) not found at configure time, or "
+                      "AESGEN_BENCH_IPSECMB=OFF",
+                      IPSECMB_LIB},
 };
 
 /* ---- clean-up ----------------------------------------------------------- */

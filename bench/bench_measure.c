@@ -70,13 +70,19 @@ int bench_noisy(const bench_row *r)
 
 /* ---- correctness ------------------------------------------------------ */
 
+/* One row, one size: OpenSSL's output next to the row's. For gcm-seal both
+ * are ciphertext || tag; for gcm-open the row opens a message OpenSSL sealed
+ * (bench_prepare) and must give back the canonical plaintext, which OpenSSL
+ * also gets by sealing and opening it. */
 static int check_once(impl *im, int k, int op, size_t len, uint8_t *buf, uint8_t *ref,
                       char *note, size_t notelen)
 {
     uint8_t iv[16];
+    size_t out = bench_out_bytes(op, len);
     bench_start_iv(op, im->ctr32, iv);
     bench_fill(ref, len);
-    if (bench_reference(op, k, iv, ref, len) != 0) {
+    int rc = op == OP_GCM_OPEN ? bench_reference(OP_GCM_SEAL, k, iv, ref, len) : 0;
+    if (rc != 0 || bench_reference(op, k, iv, ref, len) != 0) {
         snprintf(note, notelen, "OpenSSL reference failed");
         return ROW_ERROR;
     }
@@ -86,25 +92,30 @@ static int check_once(impl *im, int k, int op, size_t len, uint8_t *buf, uint8_t
             snprintf(note, notelen, "check in the child process failed");
             return ROW_ERROR;
         }
-        if (h != bench_fnv64(ref, len)) {
+        if (h != bench_fnv64(ref, out)) {
             snprintf(note, notelen, "output differs from OpenSSL at %zu bytes (hash)", len);
             return ROW_MISMATCH;
         }
         return ROW_OK;
     }
-    int rc = im->reset(im, k, op);
-    bench_fill(buf, len);
+    if (bench_prepare(op, k, buf, len) != 0) {
+        snprintf(note, notelen, "OpenSSL failed to seal the message to open");
+        return ROW_ERROR;
+    }
+    rc = im->reset(im, k, op);
     rc |= im->loop(im, k, op, buf, len, 1);
     rc |= im->reset(im, k, op);
     if (rc) {
-        snprintf(note, notelen, "call failed during the check at %zu bytes", len);
+        snprintf(note, notelen, "%s during the check at %zu bytes",
+                 op == OP_GCM_OPEN ? "the call failed or rejected a valid tag" : "call failed",
+                 len);
         return ROW_ERROR;
     }
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; i < out; i++)
         if (buf[i] != ref[i]) {
             snprintf(note, notelen,
-                     "output differs from OpenSSL at %zu bytes (first difference at byte %zu)",
-                     len, i);
+                     "%s differs from OpenSSL at %zu bytes (first difference at byte %zu)",
+                     i >= len ? "tag" : "output", len, i);
             return ROW_MISMATCH;
         }
     return ROW_OK;
@@ -127,6 +138,7 @@ void bench_run_check_all(bench_run *run)
                     run->chk[i][k][op] = ROW_NA;
                     snprintf(note, sizeof run->chk_note[i][k][op], "%s",
                              !im->key_ok[k] && im->key_note[k][0] ? im->key_note[k]
+                             : im->op_note[op][0]                 ? im->op_note[op]
                                                                   : "not offered");
                     continue;
                 }
@@ -198,13 +210,21 @@ static void measure_group(bench_run *run, int k, int op, int si)
     uint8_t *buf = run->buf;
     size_t len = o->sizes[si];
     int members[MAX_IMPLS], nm = 0;
-    bench_fill(buf, len);
+    int prepared = bench_prepare(op, k, buf, len) == 0; /* outside every timing */
+    if (!prepared)
+        bench_run_error(run, "AES-%u %s %zu B: OpenSSL failed to seal the message to open",
+                        bench_key_bits[k], bench_op_name[op], len);
     for (int i = 0; i < run->nimpl; i++) {
         bench_row *r = bench_row_at(run, i, k, op, si);
         r->status = run->chk[i][k][op];
         snprintf(r->note, sizeof r->note, "%s", run->chk_note[i][k][op]);
         if (r->status != ROW_OK)
             continue;
+        if (!prepared) {
+            r->status = ROW_ERROR;
+            snprintf(r->note, sizeof r->note, "no sealed message to open");
+            continue;
+        }
         if (run->impls[i].remote_sample && !peer_alive(&run->impls[i])) {
             r->status = ROW_SKIPPED;
             snprintf(r->note, sizeof r->note, "peer process not running");

@@ -10,6 +10,8 @@ want() { for p in "$@"; do have_pkg "$p" || need+=("$p"); done; }
 want cmake make gcc libc6-dev pkg-config libssl-dev valgrind
 # benchmark peers: BearSSL ct64, RustCrypto aes 0.6 (built offline from Debian's crate sources)
 want libbearssl-dev librust-aes-dev
+# and intel-ipsec-mb, which Debian builds for amd64 only
+[ "$(dpkg --print-architecture)" != amd64 ] || want libipsec-mb-dev
 command -v cargo >/dev/null 2>&1 || want cargo
 # cross targets built and tested under qemu-user (tests/cross): compilers, C libraries, qemu
 want gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-riscv64-linux-gnu \

@@ -4,6 +4,10 @@
  * compiles this file only when it found BearSSL, and defines
  * AESGEN_BENCH_BEARSSL_RAW when BearSSL's internal ct64 primitives link (the
  * ECB rows use them).
+ *
+ * GCM is BearSSL's constant-time combination: br_gcm over the ct64 CTR
+ * context and br_ghash_ctmul64. br_gcm_run works in place only, so gcm-open
+ * copies the sealed text into the output buffer and decrypts it there.
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -33,6 +37,7 @@ typedef struct bear_priv {
     unsigned rounds[NKEYS];
     uint8_t iv[NKEYS][OP_COUNT][16];
     uint32_t cc[NKEYS];
+    br_gcm_context gcm[NKEYS]; /* over ctr[k] */
 } bear_priv;
 
 #ifdef AESGEN_BENCH_BEARSSL_RAW
@@ -78,6 +83,26 @@ static void bear_ecb(const uint64_t *skx, unsigned nr, int dec, uint8_t *buf, si
 }
 #endif
 
+/* iters GCM messages (bench.h): seal buf in place, or open the prepared one. */
+static int bear_gcm(br_gcm_context *g, int op, uint8_t *buf, size_t len, uint64_t iters)
+{
+    const uint8_t *in = bench_open_input(buf, len);
+    uint32_t ok = 1;
+    for (uint64_t i = 0; i < iters; i++) {
+        if (op == OP_GCM_OPEN)
+            memcpy(buf, in, len);
+        br_gcm_reset(g, bench_gcm_iv, BENCH_GCM_IV_BYTES);
+        br_gcm_aad_inject(g, bench_gcm_aad, BENCH_GCM_AAD_BYTES);
+        br_gcm_flip(g);
+        br_gcm_run(g, op == OP_GCM_SEAL, buf, len);
+        if (op == OP_GCM_SEAL)
+            br_gcm_get_tag(g, buf + len);
+        else
+            ok &= br_gcm_check_tag(g, in + len); /* 1: authentic */
+    }
+    return ok ? 0 : -1;
+}
+
 static int bear_reset(impl *im, int k, int op)
 {
     bear_priv *p = im->priv;
@@ -113,6 +138,9 @@ static int bear_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t
         for (uint64_t i = 0; i < iters; i++)
             br_aes_ct64_cbcenc_run(&p->cbce[k], iv, buf, len);
         break;
+    case OP_GCM_SEAL:
+    case OP_GCM_OPEN:
+        return bear_gcm(&p->gcm[k], op, buf, len, iters);
     default:
         return -1;
     }
@@ -140,7 +168,9 @@ static int bear_create(impl *im)
              "BearSSL aes_ct64 (64-bit bitsliced, constant time, 4 blocks per core call; system "
              "library, Debian builds it -Os so read it as a floor): CTR br_aes_ct64_ctr_run "
              "(32-bit counter), CBC br_aes_ct64_cbcenc/cbcdec_run (they expand the key schedule "
-             "on every call), ECB %s",
+             "on every call); GCM br_gcm over the ct64 CTR and br_ghash_ctmul64, BearSSL's "
+             "constant-time GCM (open copies the text to the output, br_gcm_run works in place); "
+             "ECB %s",
 #ifdef AESGEN_BENCH_BEARSSL_RAW
              "= a 4-block loop of our own over BearSSL's exported internal ct64 functions "
              "(interleave/ortho/bitslice_encrypt|decrypt), schedule expanded once"
@@ -155,6 +185,7 @@ static int bear_create(impl *im)
         br_aes_ct64_cbcenc_init(&p->cbce[k], key, kl);
         br_aes_ct64_cbcdec_init(&p->cbcd[k], key, kl);
         br_aes_ct64_ctr_init(&p->ctr[k], key, kl);
+        br_gcm_init(&p->gcm[k], &p->ctr[k].vtable, br_ghash_ctmul64);
 #ifdef AESGEN_BENCH_BEARSSL_RAW
         {
             uint64_t comp[30];
@@ -170,6 +201,7 @@ static int bear_create(impl *im)
     im->op_ok[OP_ECB_ENC] = im->op_ok[OP_ECB_DEC] = 1;
 #endif
     im->op_ok[OP_CTR] = im->op_ok[OP_CBC_DEC] = im->op_ok[OP_CBC_ENC] = 1;
+    im->op_ok[OP_GCM_SEAL] = im->op_ok[OP_GCM_OPEN] = 1;
     return 0;
 }
 

@@ -299,6 +299,8 @@ int aesgen_gcm_start(aesgen_gcm_stream *s, const aesgen_gcm_key *key, aesgen_dir
 static void absorb(stream_state *st, const uint8_t *data, size_t len)
 {
     const aesgen_gcm_key *key = st->key;
+    if (len == 0) /* data may be NULL then: no memcpy from it, no arithmetic on it */
+        return;
     if (st->pend_used != 0) {
         const size_t n = len < 16 - st->pend_used ? len : 16 - st->pend_used;
         memcpy(st->pend + st->pend_used, data, n);

@@ -9,6 +9,12 @@ selector byte onto the backends and variants the CPU runs), the four counter for
 (raw, next to the 2^32, 2^64 and 2^128 carries), lengths around block and batch
 sizes, odd offsets, in place, 1 to 8 pieces, and the error probes. The contents come
 from a fixed-seed PRNG, so rerunning the script rewrites the same bytes.
+
+The GCM seeds (modes 5 and 6; after the others and from a PRNG of their own, so that
+the seeds above keep their bytes) cover seal and open, every key size and tag length,
+GHASH selectors, IV lengths 12 and 1..80, AAD and text lengths around blocks (0 to
+1024 and 4096), one-shot and streamed with up to 8 AAD and 8 text pieces, in place,
+offsets, the invalid-tag-length and overlap probes, and each kind of tampering.
 """
 import random
 import struct
@@ -24,6 +30,62 @@ def seed(rng, subject, key_sel, mode, flags, length, offs, pieces, cuts, before,
     head += rng.randbytes(32) + rng.randbytes(16) + bytes([before])
     assert len(head) == HEADER
     return head + rng.randbytes(msg_len)
+
+
+GCM_IV_LENGTHS = [12, 1, 8, 11, 13, 16, 17, 32, 60, 80]
+GCM_AAD_LENGTHS = [0, 1, 13, 16, 17, 31, 48, 64, 100, 255, 1024]
+GCM_TEXT_LENGTHS = [0, 1, 15, 16, 17, 31, 32, 63, 64, 65, 127, 128, 255, 256, 1000, 4096]
+SEAL, OPEN = 5, 6
+IN_PLACE, PROBE_TAG, PROBE_OVERLAP, STREAMED = 1, 2, 4, 8
+
+
+def gcm_seed(rng, subject, key_sel, mode, flags, length, offs, pieces, cuts, ghash, iv_len, aad_len, tag_sel,
+             bad_tag_sel, aad_pieces, aad_cuts, tamper, tamper_pos, text_len):
+    """A GCM input: the GCM fields at [48..64], then the payload: IV, AAD, text."""
+    assert 1 <= iv_len <= 80 and 0 <= aad_len <= 1024 and 0 <= length <= 4096
+    iv_sel = rng.randrange(128) if iv_len == 12 else 128 + iv_len - 1
+    head = bytes([subject, key_sel, mode, flags]) + struct.pack("<H", length) + bytes([offs, pieces])
+    head += bytes(cuts[:8]).ljust(8, b"\0")
+    head += rng.randbytes(32)
+    head += bytes([ghash, iv_sel]) + struct.pack("<H", aad_len) + bytes([tag_sel, bad_tag_sel, aad_pieces])
+    head += bytes(aad_cuts[:7]).ljust(7, b"\0") + bytes([tamper]) + struct.pack("<H", tamper_pos)
+    assert len(head) == HEADER
+    return head + rng.randbytes(iv_len + aad_len + min(length, text_len))
+
+
+def gcm_seeds():
+    rng = random.Random(0x67636d66)  # "gcmf"
+    seeds = []
+    # every key size and tag length, seal and open, the IV, AAD and text lengths in turn
+    for i in range(28):
+        flags = (IN_PLACE if i % 3 == 1 else 0) | (PROBE_TAG if i % 4 == 0 else 0) | \
+                (PROBE_OVERLAP if i % 5 == 2 else 0) | (STREAMED if (i >> 1) % 2 else 0)
+        length = GCM_TEXT_LENGTHS[i % len(GCM_TEXT_LENGTHS)]
+        seeds.append(gcm_seed(rng, subject=i * 5 % 256, key_sel=i % 3, mode=SEAL + i % 2, flags=flags,
+                              length=length, offs=(i * 0x35) & 0xff, pieces=i % 8,
+                              cuts=[rng.randrange(256) for _ in range(8)], ghash=i % 3,
+                              iv_len=GCM_IV_LENGTHS[i % len(GCM_IV_LENGTHS)],
+                              aad_len=GCM_AAD_LENGTHS[i % len(GCM_AAD_LENGTHS)], tag_sel=i % 7, bad_tag_sel=i % 16,
+                              aad_pieces=(i * 3) % 8, aad_cuts=[rng.randrange(256) for _ in range(7)],
+                              tamper=(i // 2) % 5, tamper_pos=rng.randrange(65536), text_len=64))
+    # opens with each tampering, one-shot and streamed, 12-byte and other IVs
+    for tamper in range(1, 5):
+        for streamed in (0, STREAMED):
+            seeds.append(gcm_seed(rng, subject=tamper * 9 + streamed, key_sel=tamper % 3, mode=OPEN,
+                                  flags=streamed | (IN_PLACE if tamper % 2 else 0), length=100 + tamper,
+                                  offs=0x17 * tamper, pieces=4, cuts=[30, 60, 90, 0, 0, 0, 0, 0], ghash=tamper % 3,
+                                  iv_len=12 if streamed else 1 + 19 * tamper, aad_len=20 * tamper,
+                                  tag_sel=tamper + 2, bad_tag_sel=0, aad_pieces=3, aad_cuts=[80, 160, 0, 0, 0, 0, 0],
+                                  tamper=tamper, tamper_pos=rng.randrange(65536), text_len=104))
+    # long streamed messages in all pieces, both probes
+    for k in range(4):
+        seeds.append(gcm_seed(rng, subject=40 + k * 3, key_sel=k % 3, mode=SEAL + k % 2,
+                              flags=STREAMED | PROBE_TAG | PROBE_OVERLAP | (k & 1), length=4096 - 17 * k,
+                              offs=k * 0x11 + 3, pieces=7, cuts=[rng.randrange(256) for _ in range(8)], ghash=k % 3,
+                              iv_len=12 if k < 2 else 64, aad_len=1024 - 7 * k, tag_sel=k, bad_tag_sel=15 - k,
+                              aad_pieces=7, aad_cuts=[rng.randrange(256) for _ in range(7)], tamper=1 + k,
+                              tamper_pos=rng.randrange(65536), text_len=32))
+    return seeds
 
 
 def main() -> None:
@@ -53,6 +115,7 @@ def main() -> None:
         seeds.append(seed(rng, subject=s, key_sel=s % 3, mode=s % 5, flags=0x01 if s % 2 else 0,
                           length=4096 - s, offs=s, pieces=3, cuts=[85, 170, 0, 0, 0, 0, 0, 0],
                           before=0, msg_len=32))
+    seeds += gcm_seeds()
     for old in out.glob("seed-*"):
         old.unlink()
     for n, data in enumerate(seeds):

@@ -26,7 +26,8 @@ enum {
     AESGEN_CPU_RV_ZKND = 1u << 11, /* RISC-V scalar AES decryption */
     AESGEN_CPU_SPARC_AES = 1u << 12, /* SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit) */
     AESGEN_CPU_NEON = 1u << 13, /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
-    AESGEN_CPU_PCLMUL = 1u << 14 /* x86-64 PCLMULQDQ (carry-less multiply) */
+    AESGEN_CPU_PCLMUL = 1u << 14, /* x86-64 PCLMULQDQ (carry-less multiply) */
+    AESGEN_CPU_ARM_PMULL = 1u << 15 /* AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL) */
 };
 
 /* X(name, bit) for every feature, in bit order; names as target descriptions,
@@ -46,6 +47,7 @@ enum {
     X("rv_zknd", AESGEN_CPU_RV_ZKND) \
     X("sparc_aes", AESGEN_CPU_SPARC_AES) \
     X("neon", AESGEN_CPU_NEON) \
-    X("pclmul", AESGEN_CPU_PCLMUL)
+    X("pclmul", AESGEN_CPU_PCLMUL) \
+    X("arm_pmull", AESGEN_CPU_ARM_PMULL)
 
 #endif /* AESGEN_CPU_FEATURES_H */

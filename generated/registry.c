@@ -611,6 +611,9 @@ const aesgen_variant *const aesgen_registry[] = {
 
 const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_registry[0] - 1;
 
+#if defined(__aarch64__)
+extern const aesgen_ghash_variant aesgen_ghash__aarch64_pmull_x8;
+#endif
 extern const aesgen_ghash_variant aesgen_ghash__portable_x4;
 #if defined(__x86_64__)
 extern const aesgen_ghash_variant aesgen_ghash__x86_64_avx_pclmul_x8;
@@ -620,6 +623,9 @@ extern const aesgen_ghash_variant aesgen_ghash__x86_64_pclmul_x8;
 #endif
 
 const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
+#if defined(__aarch64__)
+    &aesgen_ghash__aarch64_pmull_x8,
+#endif
     &aesgen_ghash__portable_x4,
 #if defined(__x86_64__)
     &aesgen_ghash__x86_64_avx_pclmul_x8,

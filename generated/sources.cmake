@@ -16,6 +16,7 @@ set(AESGEN_GENERATED_SOURCES
     common/aes256_setkey_equivalent_inverse.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
+    common/ghash_aarch64_x8.h
     common/ghash_portable_x4.h
     common/ghash_x86_64_x8.h
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
@@ -177,6 +178,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
+    ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
@@ -298,6 +300,7 @@ set(AESGEN_VARIANTS
 )
 
 set(AESGEN_GHASH_VARIANTS
+    ghash__aarch64_pmull_x8
     ghash__portable_x4
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
@@ -544,6 +547,8 @@ set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
+set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
+set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_FEATURES_ghash__portable_x4 "")
 set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
 set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")

@@ -35,6 +35,7 @@ FEATURES = (
     Feature("sparc_aes", "SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit)"),
     Feature("neon", "32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it"),
     Feature("pclmul", "x86-64 PCLMULQDQ (carry-less multiply)"),
+    Feature("arm_pmull", "AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 NONE = "AESGEN_CPU_NONE"

@@ -70,8 +70,10 @@ uint32_t aesgen_detect_cpu_features(void)
 #if defined(__aarch64__)
     if (getauxval(AT_HWCAP) & (1ul << 3)) /* HWCAP_AES */
         f |= AESGEN_CPU_ARM_AES;
+    if (getauxval(AT_HWCAP) & (1ul << 4)) /* HWCAP_PMULL */
+        f |= AESGEN_CPU_ARM_PMULL;
 #if defined(__ARM_FEATURE_CRYPTO) || defined(__ARM_FEATURE_AES)
-    f |= AESGEN_CPU_ARM_AES;
+    f |= AESGEN_CPU_ARM_AES | AESGEN_CPU_ARM_PMULL;
 #endif
 #elif defined(__arm__)
     if (getauxval(AT_HWCAP) & (1ul << 12)) /* HWCAP_NEON */

@@ -6,6 +6,7 @@ are vector programs on 64-bit lane pairs; an ISA prints them:
 
     pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
     avx_pclmul the same, VEX-encoded (three-operand: no register copies)
+    neon_pmull AArch64 intrinsics (PMULL, PMULL2), `target("+crypto")`
     portable   every lane pair as two uint64_t, the carry-less multiply by integer
                multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
                no table, for every CPU without a carry-less multiply instruction
@@ -29,7 +30,7 @@ from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
 from .base import Emitter, SharedSource
-from .c_simd import X86, Isa, vector_statements
+from .c_simd import AARCH64, X86, Isa, vector_statements
 
 PORTABLE = "portable"
 ISAS = {
@@ -40,7 +41,11 @@ ISAS = {
     # destructive PCLMULQDQ (32 per 8 blocks)
     "avx_pclmul": Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx,pclmul")))', ("avx", "pclmul")),
+    "neon_pmull": Isa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
+                      '__attribute__((target("+crypto")))', ("arm_pmull",)),
 }
+# How each printer multiplies, for the generated headers.
+MULTIPLY = {X86: "PCLMULQDQ intrinsics", AARCH64: "PMULL/PMULL2 intrinsics"}
 MODEL_TRIALS = 4
 
 
@@ -178,7 +183,7 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
 
 # Where one spelling of the programs is shared: every ISA printed by the same printer
 # (x86-64 intrinsics under different `target` attributes, say) includes one body.
-SPELLINGS = {X86: "x86_64"}
+SPELLINGS = {X86: "x86_64", AARCH64: "aarch64"}
 
 
 def spelling(isa: Isa | None) -> str:
@@ -196,7 +201,7 @@ def render_body(isa: Isa | None, n: int, renderer, guard: str | None) -> str:
     path = body_path(isa, n)
     verified = model_check(path, progs, zlib.crc32(path.encode()))
     body = (lambda p: pair_statements(p)) if isa is None else (lambda p: vector_statements(p, isa))
-    how = "PCLMULQDQ intrinsics" if isa else "integer multiplication with holes (constant time)"
+    how = MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
     summary = [
         f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (H^1..H^{n} twisted, in the table); "
         f"carry-less multiply: {how}. Included by every GHASH variant spelled this way; each "

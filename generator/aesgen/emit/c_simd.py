@@ -132,18 +132,32 @@ class Isa:
                 256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
                 512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
 
+    @property
+    def aarch64(self) -> bool:
+        """AArch64 Advanced SIMD (zip1/zip2, PMULL), as opposed to 32-bit ARM NEON."""
+        return self.name.startswith("neon") and self.name != "neon32"
+
     def bswap(self, a: str, lane: int, const) -> str:
-        """Each 128-bit block's bytes reversed (x86: one byte shuffle)."""
+        """Each 128-bit block's bytes reversed (x86: one byte shuffle; AArch64: swap the
+        64-bit halves, then reverse the bytes of each)."""
+        if self.aarch64 and lane == 64:
+            return f"vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64({a}, {a}, 1))))"
         if self.name.startswith("neon"):
-            raise ValueError("no NEON spelling for bswap")
+            raise ValueError(f"no {self.name} spelling for bswap on {lane}-bit lanes")
         idx = [16 * (j // 16) + 15 - j % 16 for j in range(self.vector_bits // 8)]
         mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
         return f"{self._x86('shuffle', lane)}({a}, {mask})"
 
     def clmul(self, a: str, b: str, sel: int) -> str:
-        """pclmulqdq (vpclmulqdq on wider vectors)."""
+        """pclmulqdq (vpclmulqdq on wider vectors); AArch64 pmull, pmull2 for both high
+        halves."""
+        if self.aarch64:
+            if sel == 0x11:
+                return f"vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64({a}), vreinterpretq_p64_u64({b})))"
+            return (f"vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64({a}, {sel & 1}), "
+                    f"vgetq_lane_u64({b}, {sel >> 4 & 1})))")
         if self.name.startswith("neon"):
-            raise ValueError("no NEON spelling for clmul")
+            raise ValueError(f"no {self.name} spelling for clmul")
         f = {128: "_mm_clmulepi64_si128", 256: "_mm256_clmulepi64_epi128",
              512: "_mm512_clmulepi64_epi128"}[self.vector_bits]
         return f"{f}({a}, {b}, {sel:#04x})"
@@ -151,7 +165,7 @@ class Isa:
     def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
         """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
         high = code == "unpackhi"
-        if self.name == "neon":
+        if self.aarch64:
             if imm == lane:
                 return f"vzip{2 if high else 1}q_u{lane}({a}, {b})"
             f = f"vzip{2 if high else 1}q_u64"
@@ -170,13 +184,14 @@ class Isa:
 
 
 X86 = "^(x86_64|amd64|AMD64)$"
+AARCH64 = "^(aarch64|arm64)$"
 ISAS = {
     "sse2": Isa("sse2", 128, "defined(__x86_64__)", X86, "<emmintrin.h>", "", ()),
     "avx2": Isa("avx2", 256, "defined(__x86_64__)", X86, "<immintrin.h>", '__attribute__((target("avx2")))',
                 ("avx", "avx2"), byte_shuffle=True),
     "avx512": Isa("avx512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
                   '__attribute__((target("avx512f")))', ("avx", "avx2", "avx512f"), ternary=True),
-    "neon": Isa("neon", 128, "defined(__aarch64__)", "^(aarch64|arm64)$", "<arm_neon.h>", "", ()),
+    "neon": Isa("neon", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>", "", ()),
     # 32-bit ARM: NEON is optional (Debian armhf builds for VFPv3-D16), so enabled per
     # function and checked at run time
     "neon32": Isa("neon32", 128, "defined(__arm__) && !defined(__aarch64__)", "^arm", "<arm_neon.h>",

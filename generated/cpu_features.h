@@ -27,7 +27,8 @@ enum {
     AESGEN_CPU_SPARC_AES = 1u << 12, /* SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit) */
     AESGEN_CPU_NEON = 1u << 13, /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
     AESGEN_CPU_PCLMUL = 1u << 14, /* x86-64 PCLMULQDQ (carry-less multiply) */
-    AESGEN_CPU_ARM_PMULL = 1u << 15 /* AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL) */
+    AESGEN_CPU_ARM_PMULL = 1u << 15, /* AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL) */
+    AESGEN_CPU_VPCLMULQDQ = 1u << 16 /* x86-64 VPCLMULQDQ (carry-less multiply on ymm and zmm) */
 };
 
 /* X(name, bit) for every feature, in bit order; names as target descriptions,
@@ -48,6 +49,7 @@ enum {
     X("sparc_aes", AESGEN_CPU_SPARC_AES) \
     X("neon", AESGEN_CPU_NEON) \
     X("pclmul", AESGEN_CPU_PCLMUL) \
-    X("arm_pmull", AESGEN_CPU_ARM_PMULL)
+    X("arm_pmull", AESGEN_CPU_ARM_PMULL) \
+    X("vpclmulqdq", AESGEN_CPU_VPCLMULQDQ)
 
 #endif /* AESGEN_CPU_FEATURES_H */

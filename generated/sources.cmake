@@ -18,6 +18,7 @@ set(AESGEN_GENERATED_SOURCES
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
     common/ghash_portable_x4.h
+    common/ghash_x86_64_256_x16.h
     common/ghash_x86_64_x8.h
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
@@ -182,6 +183,7 @@ set(AESGEN_GENERATED_SOURCES
     ghash_portable/ghash__portable_x4.c
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
+    ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c
 )
 
 # The AES variants (one per key size and direction), then the GHASH ones.
@@ -304,6 +306,7 @@ set(AESGEN_GHASH_VARIANTS
     ghash__portable_x4
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
+    ghash__x86_64_vpclmul256_x16
 )
 
 set(AESGEN_BACKENDS
@@ -555,6 +558,8 @@ set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")
 set(AESGEN_BACKEND_OF_ghash__x86_64_avx_pclmul_x8 ghash-avx-pclmul)
 set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")
 set(AESGEN_BACKEND_OF_ghash__x86_64_pclmul_x8 ghash-pclmul)
+set(AESGEN_FEATURES_ghash__x86_64_vpclmul256_x16 "avx;avx2;pclmul;vpclmulqdq")
+set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul256_x16 ghash-vpclmul256)
 
 # The backends whose sources compile to code for this processor (the others' files are
 # empty here), and the options their assembly sources need.

@@ -114,7 +114,7 @@ stage_memcheck() {
     cmake --build "$dir" -j"$jobs" >"$log.build.log" 2>&1 || { tail -50 "$log.build.log"; return 1; }
     t1=$(now)
     echo "  built in $((t1 - t0)) s"
-    local skip_labels='generator|constant_time|cross|consumer|fuzz|sweep|porter' skip_names='exported_symbols|vaes|avx512|^vectors_aes|^gcm_vectors_backend'
+    local skip_labels='generator|constant_time|cross|consumer|fuzz|sweep|porter' skip_names='exported_symbols|vaes|avx512|vpclmul|^vectors_aes|^gcm_vectors_backend'
     excluded "$dir" generator "Python: valgrind would check the interpreter, not our C"
     excluded "$dir" constant_time "they run valgrind memcheck themselves (valgrind cannot run under valgrind)"
     excluded "$dir" cross "their binaries run under qemu-user in their own trees; valgrind would check cmake and qemu"
@@ -125,7 +125,7 @@ stage_memcheck() {
     local names
     names=$(ctest --test-dir "$dir" -N -LE "$skip_labels" -R "$skip_names" | sed -n 's/^ *Test *#[0-9]*: //p' | tr '\n' ' ')
     printf '  excluded (names %s): %s\n    why: %s\n' "$skip_names" "${names:-none registered}" \
-        "exported_symbols runs cmake and nm, none of our code; valgrind 3.19 cannot execute VAES or AVX-512 and hides them from cpuid, so those variants cannot be selected or run under it (they would report skipped, and the dispatch-ladder test would see aesni instead of vaes256); vectors_<variant> (every CAVP file per variant, ~400 s under valgrind here): under valgrind every variant still runs fips197_<variant> and differential_<variant> (all lengths 0..2048, all offset pairs, tails, splits), and every CAVP file runs through the API on every backend (vectors_backend_*); the asan stage and the normal suite run vectors_<variant>; gcm_vectors_backend_<backend>: under valgrind every GCM CAVP file runs on every GHASH (gcm_vectors_ghash_*) and every backend runs gcm_differential_backend_*"
+        "exported_symbols runs cmake and nm, none of our code; valgrind 3.19 cannot execute VAES, VPCLMULQDQ or AVX-512 and hides them from cpuid, so those variants cannot be selected or run under it (they would report skipped, and the dispatch-ladder test would see aesni instead of vaes256); vectors_<variant> (every CAVP file per variant, ~400 s under valgrind here): under valgrind every variant still runs fips197_<variant> and differential_<variant> (all lengths 0..2048, all offset pairs, tails, splits), and every CAVP file runs through the API on every backend (vectors_backend_*); the asan stage and the normal suite run vectors_<variant>; gcm_vectors_backend_<backend>: under valgrind every GCM CAVP file runs on every GHASH (gcm_vectors_ghash_*) and every backend runs gcm_differential_backend_*"
     rm -rf "$dir/Testing/Temporary/MemoryChecker."*
     # --error-exitcode makes a test with any memcheck error (or a definite or possible
     # leak: --errors-for-leak-kinds) exit 97, so it fails; the defect count is checked too.

@@ -5,7 +5,7 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH, 8 blocks per reduction (H^1..H^8 twisted, in the table); carry-less multiply: PMULL/PMULL2 intrinsics. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * GHASH, 8 blocks per reduction (the twisted powers H^8..H^1 in the table, in the order the blocks use them); carry-less multiply: PMULL/PMULL2 intrinsics. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
  * Update: 97 operations per 8 blocks (32 carry-less multiplies); one block: 34.
  * Verified: the model ran the hash-key set-up and the 8-block and one-block updates, chained, on the key of the zero AES key and 3 random ones (seed 0xaa56cde8) against the reference GHASH.
  */
@@ -24,7 +24,7 @@
 
 #include "aesgen_bytes.h"
 
-/* htable = the twisted powers H^1..H^8 of h = E_K(0). */
+/* htable = the twisted powers H^8..H^1 of h = E_K(0) (H^k at 16 * (8 - k)). */
 static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
 {
     const uint64x2_t K0 = vdupq_n_u64(UINT64_C(0));
@@ -52,7 +52,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p = vzip1q_u64(K1, K2);
     const uint64x2_t p_1 = vandq_u64(m_12, p);
     const uint64x2_t tw = veorq_u64(sh_2, p_1);
-    vst1q_u8(htable + 0, vreinterpretq_u8_u64(tw));
+    vst1q_u8(htable + 112, vreinterpretq_u8_u64(tw));
     const uint64x2_t lo = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(hkey_1, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(hkey_1), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_13 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(hkey_1, 1), vgetq_lane_u64(tw, 0)));
@@ -104,7 +104,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_2 = vzip1q_u64(K1, K2);
     const uint64x2_t p_3 = vandq_u64(m_27, p_2);
     const uint64x2_t tw_1 = veorq_u64(sh_5, p_3);
-    vst1q_u8(htable + 16, vreinterpretq_u8_u64(tw_1));
+    vst1q_u8(htable + 96, vreinterpretq_u8_u64(tw_1));
     const uint64x2_t lo_1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_1 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_28 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r, 1), vgetq_lane_u64(tw, 0)));
@@ -156,7 +156,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_4 = vzip1q_u64(K1, K2);
     const uint64x2_t p_5 = vandq_u64(m_42, p_4);
     const uint64x2_t tw_2 = veorq_u64(sh_8, p_5);
-    vst1q_u8(htable + 32, vreinterpretq_u8_u64(tw_2));
+    vst1q_u8(htable + 80, vreinterpretq_u8_u64(tw_2));
     const uint64x2_t lo_2 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_1, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_2 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r_1), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_43 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_1, 1), vgetq_lane_u64(tw, 0)));
@@ -208,7 +208,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_6 = vzip1q_u64(K1, K2);
     const uint64x2_t p_7 = vandq_u64(m_57, p_6);
     const uint64x2_t tw_3 = veorq_u64(sh_11, p_7);
-    vst1q_u8(htable + 48, vreinterpretq_u8_u64(tw_3));
+    vst1q_u8(htable + 64, vreinterpretq_u8_u64(tw_3));
     const uint64x2_t lo_3 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_2, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_3 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r_2), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_58 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_2, 1), vgetq_lane_u64(tw, 0)));
@@ -260,7 +260,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_8 = vzip1q_u64(K1, K2);
     const uint64x2_t p_9 = vandq_u64(m_72, p_8);
     const uint64x2_t tw_4 = veorq_u64(sh_14, p_9);
-    vst1q_u8(htable + 64, vreinterpretq_u8_u64(tw_4));
+    vst1q_u8(htable + 48, vreinterpretq_u8_u64(tw_4));
     const uint64x2_t lo_4 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_3, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_4 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r_3), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_73 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_3, 1), vgetq_lane_u64(tw, 0)));
@@ -312,7 +312,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_10 = vzip1q_u64(K1, K2);
     const uint64x2_t p_11 = vandq_u64(m_87, p_10);
     const uint64x2_t tw_5 = veorq_u64(sh_17, p_11);
-    vst1q_u8(htable + 80, vreinterpretq_u8_u64(tw_5));
+    vst1q_u8(htable + 32, vreinterpretq_u8_u64(tw_5));
     const uint64x2_t lo_5 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_4, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_5 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r_4), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_88 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_4, 1), vgetq_lane_u64(tw, 0)));
@@ -364,7 +364,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_12 = vzip1q_u64(K1, K2);
     const uint64x2_t p_13 = vandq_u64(m_102, p_12);
     const uint64x2_t tw_6 = veorq_u64(sh_20, p_13);
-    vst1q_u8(htable + 96, vreinterpretq_u8_u64(tw_6));
+    vst1q_u8(htable + 16, vreinterpretq_u8_u64(tw_6));
     const uint64x2_t lo_6 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_5, 0), vgetq_lane_u64(tw, 0)));
     const uint64x2_t hi_6 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(r_5), vreinterpretq_p64_u64(tw)));
     const uint64x2_t m_103 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(r_5, 1), vgetq_lane_u64(tw, 0)));
@@ -416,7 +416,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64x2_t p_14 = vzip1q_u64(K1, K2);
     const uint64x2_t p_15 = vandq_u64(m_117, p_14);
     const uint64x2_t tw_7 = veorq_u64(sh_23, p_15);
-    vst1q_u8(htable + 112, vreinterpretq_u8_u64(tw_7));
+    vst1q_u8(htable + 0, vreinterpretq_u8_u64(tw_7));
 }
 
 /* y = GHASH over 8 blocks from y, one reduction. */
@@ -428,7 +428,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t x = vreinterpretq_u64_u8(vld1q_u8(data + 0));
     const uint64x2_t x_1 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x, x, 1))));
     const uint64x2_t x_2 = veorq_u64(x_1, acc_1);
-    const uint64x2_t h8_ = vreinterpretq_u64_u8(vld1q_u8(htable + 112));
+    const uint64x2_t h8_ = vreinterpretq_u64_u8(vld1q_u8(htable + 0));
     const uint64x2_t lo = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_2, 0), vgetq_lane_u64(h8_, 0)));
     const uint64x2_t hi = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_2), vreinterpretq_p64_u64(h8_)));
     const uint64x2_t m = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_2, 1), vgetq_lane_u64(h8_, 0)));
@@ -436,7 +436,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t mi = veorq_u64(m, m_1);
     const uint64x2_t x_3 = vreinterpretq_u64_u8(vld1q_u8(data + 16));
     const uint64x2_t x_4 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_3, x_3, 1))));
-    const uint64x2_t h7_ = vreinterpretq_u64_u8(vld1q_u8(htable + 96));
+    const uint64x2_t h7_ = vreinterpretq_u64_u8(vld1q_u8(htable + 16));
     const uint64x2_t lo_1 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_4, 0), vgetq_lane_u64(h7_, 0)));
     const uint64x2_t hi_1 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_4), vreinterpretq_p64_u64(h7_)));
     const uint64x2_t m_2 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_4, 1), vgetq_lane_u64(h7_, 0)));
@@ -447,7 +447,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI = veorq_u64(hi, hi_1);
     const uint64x2_t x_5 = vreinterpretq_u64_u8(vld1q_u8(data + 32));
     const uint64x2_t x_6 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_5, x_5, 1))));
-    const uint64x2_t h6_ = vreinterpretq_u64_u8(vld1q_u8(htable + 80));
+    const uint64x2_t h6_ = vreinterpretq_u64_u8(vld1q_u8(htable + 32));
     const uint64x2_t lo_2 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_6, 0), vgetq_lane_u64(h6_, 0)));
     const uint64x2_t hi_2 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_6), vreinterpretq_p64_u64(h6_)));
     const uint64x2_t m_4 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_6, 1), vgetq_lane_u64(h6_, 0)));
@@ -458,7 +458,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI_1 = veorq_u64(HI, hi_2);
     const uint64x2_t x_7 = vreinterpretq_u64_u8(vld1q_u8(data + 48));
     const uint64x2_t x_8 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_7, x_7, 1))));
-    const uint64x2_t h5_ = vreinterpretq_u64_u8(vld1q_u8(htable + 64));
+    const uint64x2_t h5_ = vreinterpretq_u64_u8(vld1q_u8(htable + 48));
     const uint64x2_t lo_3 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_8, 0), vgetq_lane_u64(h5_, 0)));
     const uint64x2_t hi_3 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_8), vreinterpretq_p64_u64(h5_)));
     const uint64x2_t m_6 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_8, 1), vgetq_lane_u64(h5_, 0)));
@@ -469,7 +469,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI_2 = veorq_u64(HI_1, hi_3);
     const uint64x2_t x_9 = vreinterpretq_u64_u8(vld1q_u8(data + 64));
     const uint64x2_t x_10 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_9, x_9, 1))));
-    const uint64x2_t h4_ = vreinterpretq_u64_u8(vld1q_u8(htable + 48));
+    const uint64x2_t h4_ = vreinterpretq_u64_u8(vld1q_u8(htable + 64));
     const uint64x2_t lo_4 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_10, 0), vgetq_lane_u64(h4_, 0)));
     const uint64x2_t hi_4 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_10), vreinterpretq_p64_u64(h4_)));
     const uint64x2_t m_8 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_10, 1), vgetq_lane_u64(h4_, 0)));
@@ -480,7 +480,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI_3 = veorq_u64(HI_2, hi_4);
     const uint64x2_t x_11 = vreinterpretq_u64_u8(vld1q_u8(data + 80));
     const uint64x2_t x_12 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_11, x_11, 1))));
-    const uint64x2_t h3_ = vreinterpretq_u64_u8(vld1q_u8(htable + 32));
+    const uint64x2_t h3_ = vreinterpretq_u64_u8(vld1q_u8(htable + 80));
     const uint64x2_t lo_5 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_12, 0), vgetq_lane_u64(h3_, 0)));
     const uint64x2_t hi_5 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_12), vreinterpretq_p64_u64(h3_)));
     const uint64x2_t m_10 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_12, 1), vgetq_lane_u64(h3_, 0)));
@@ -491,7 +491,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI_4 = veorq_u64(HI_3, hi_5);
     const uint64x2_t x_13 = vreinterpretq_u64_u8(vld1q_u8(data + 96));
     const uint64x2_t x_14 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_13, x_13, 1))));
-    const uint64x2_t h2_ = vreinterpretq_u64_u8(vld1q_u8(htable + 16));
+    const uint64x2_t h2_ = vreinterpretq_u64_u8(vld1q_u8(htable + 96));
     const uint64x2_t lo_6 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_14, 0), vgetq_lane_u64(h2_, 0)));
     const uint64x2_t hi_6 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_14), vreinterpretq_p64_u64(h2_)));
     const uint64x2_t m_12 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_14, 1), vgetq_lane_u64(h2_, 0)));
@@ -502,7 +502,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64x2_t HI_5 = veorq_u64(HI_4, hi_6);
     const uint64x2_t x_15 = vreinterpretq_u64_u8(vld1q_u8(data + 112));
     const uint64x2_t x_16 = vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64(x_15, x_15, 1))));
-    const uint64x2_t h1_ = vreinterpretq_u64_u8(vld1q_u8(htable + 0));
+    const uint64x2_t h1_ = vreinterpretq_u64_u8(vld1q_u8(htable + 112));
     const uint64x2_t lo_7 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_16, 0), vgetq_lane_u64(h1_, 0)));
     const uint64x2_t hi_7 = vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(x_16), vreinterpretq_p64_u64(h1_)));
     const uint64x2_t m_14 = vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64(x_16, 1), vgetq_lane_u64(h1_, 0)));
@@ -540,7 +540,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     vst1q_u8(y + 0, vreinterpretq_u8_u64(out));
 }
 
-/* y = GHASH over one block from y. */
+/* y = GHASH over one block from y (htable: H^1). */
 static GHASH_ISA void ghash_block(uint8_t *y, const uint8_t *data, const uint8_t *htable)
 {
     const uint64x2_t K0 = vdupq_n_u64(UINT64_C(0));

@@ -5,7 +5,7 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH, 4 blocks per reduction (H^1..H^4 twisted, in the table); carry-less multiply: integer multiplication with holes (constant time). Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * GHASH, 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them); carry-less multiply: integer multiplication with holes (constant time). Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
  * Update: 61 operations per 4 blocks (16 carry-less multiplies); one block: 34.
  * Verified: the model ran the hash-key set-up and the 4-block and one-block updates, chained, on the key of the zero AES key and 3 random ones (seed 0xedb1a1c0) against the reference GHASH.
  */
@@ -22,7 +22,7 @@
 #include "aesgen_bytes.h"
 #include "aesgen_clmul.h"
 
-/* htable = the twisted powers H^1..H^4 of h = E_K(0). */
+/* htable = the twisted powers H^4..H^1 of h = E_K(0) (H^k at 16 * (4 - k)). */
 static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
 {
     const uint64_t hkey_lo = aesgen_load_le64(h + 0), hkey_hi = aesgen_load_le64(h + 0 + 8);
@@ -47,8 +47,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t p_lo = UINT64_C(1), p_hi = UINT64_C(0xc200000000000000);
     const uint64_t p_1_lo = m_12_lo & p_lo, p_1_hi = m_12_hi & p_hi;
     const uint64_t tw_lo = sh_2_lo ^ p_1_lo, tw_hi = sh_2_hi ^ p_1_hi;
-    aesgen_store_le64(htable + 0, tw_lo);
-    aesgen_store_le64(htable + 0 + 8, tw_hi);
+    aesgen_store_le64(htable + 48, tw_lo);
+    aesgen_store_le64(htable + 48 + 8, tw_hi);
     uint64_t lo_hi;
     const uint64_t lo_lo = aesgen_clmul64(hkey_1_lo, tw_lo, &lo_hi);
     uint64_t hi_hi;
@@ -104,8 +104,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t p_2_lo = UINT64_C(1), p_2_hi = UINT64_C(0xc200000000000000);
     const uint64_t p_3_lo = m_27_lo & p_2_lo, p_3_hi = m_27_hi & p_2_hi;
     const uint64_t tw_1_lo = sh_5_lo ^ p_3_lo, tw_1_hi = sh_5_hi ^ p_3_hi;
-    aesgen_store_le64(htable + 16, tw_1_lo);
-    aesgen_store_le64(htable + 16 + 8, tw_1_hi);
+    aesgen_store_le64(htable + 32, tw_1_lo);
+    aesgen_store_le64(htable + 32 + 8, tw_1_hi);
     uint64_t lo_1_hi;
     const uint64_t lo_1_lo = aesgen_clmul64(r_lo, tw_lo, &lo_1_hi);
     uint64_t hi_1_hi;
@@ -161,8 +161,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t p_4_lo = UINT64_C(1), p_4_hi = UINT64_C(0xc200000000000000);
     const uint64_t p_5_lo = m_42_lo & p_4_lo, p_5_hi = m_42_hi & p_4_hi;
     const uint64_t tw_2_lo = sh_8_lo ^ p_5_lo, tw_2_hi = sh_8_hi ^ p_5_hi;
-    aesgen_store_le64(htable + 32, tw_2_lo);
-    aesgen_store_le64(htable + 32 + 8, tw_2_hi);
+    aesgen_store_le64(htable + 16, tw_2_lo);
+    aesgen_store_le64(htable + 16 + 8, tw_2_hi);
     uint64_t lo_2_hi;
     const uint64_t lo_2_lo = aesgen_clmul64(r_1_lo, tw_lo, &lo_2_hi);
     uint64_t hi_2_hi;
@@ -218,8 +218,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t p_6_lo = UINT64_C(1), p_6_hi = UINT64_C(0xc200000000000000);
     const uint64_t p_7_lo = m_57_lo & p_6_lo, p_7_hi = m_57_hi & p_6_hi;
     const uint64_t tw_3_lo = sh_11_lo ^ p_7_lo, tw_3_hi = sh_11_hi ^ p_7_hi;
-    aesgen_store_le64(htable + 48, tw_3_lo);
-    aesgen_store_le64(htable + 48 + 8, tw_3_hi);
+    aesgen_store_le64(htable + 0, tw_3_lo);
+    aesgen_store_le64(htable + 0 + 8, tw_3_hi);
 }
 
 /* y = GHASH over 4 blocks from y, one reduction. */
@@ -230,7 +230,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t x_lo = aesgen_load_le64(data + 0), x_hi = aesgen_load_le64(data + 0 + 8);
     const uint64_t x_1_lo = aesgen_bswap64(x_hi), x_1_hi = aesgen_bswap64(x_lo);
     const uint64_t x_2_lo = x_1_lo ^ acc_1_lo, x_2_hi = x_1_hi ^ acc_1_hi;
-    const uint64_t h4__lo = aesgen_load_le64(htable + 48), h4__hi = aesgen_load_le64(htable + 48 + 8);
+    const uint64_t h4__lo = aesgen_load_le64(htable + 0), h4__hi = aesgen_load_le64(htable + 0 + 8);
     uint64_t lo_hi;
     const uint64_t lo_lo = aesgen_clmul64(x_2_lo, h4__lo, &lo_hi);
     uint64_t hi_hi;
@@ -242,7 +242,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t mi_lo = m_lo ^ m_1_lo, mi_hi = m_hi ^ m_1_hi;
     const uint64_t x_3_lo = aesgen_load_le64(data + 16), x_3_hi = aesgen_load_le64(data + 16 + 8);
     const uint64_t x_4_lo = aesgen_bswap64(x_3_hi), x_4_hi = aesgen_bswap64(x_3_lo);
-    const uint64_t h3__lo = aesgen_load_le64(htable + 32), h3__hi = aesgen_load_le64(htable + 32 + 8);
+    const uint64_t h3__lo = aesgen_load_le64(htable + 16), h3__hi = aesgen_load_le64(htable + 16 + 8);
     uint64_t lo_1_hi;
     const uint64_t lo_1_lo = aesgen_clmul64(x_4_lo, h3__lo, &lo_1_hi);
     uint64_t hi_1_hi;
@@ -257,7 +257,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t HI_lo = hi_lo ^ hi_1_lo, HI_hi = hi_hi ^ hi_1_hi;
     const uint64_t x_5_lo = aesgen_load_le64(data + 32), x_5_hi = aesgen_load_le64(data + 32 + 8);
     const uint64_t x_6_lo = aesgen_bswap64(x_5_hi), x_6_hi = aesgen_bswap64(x_5_lo);
-    const uint64_t h2__lo = aesgen_load_le64(htable + 16), h2__hi = aesgen_load_le64(htable + 16 + 8);
+    const uint64_t h2__lo = aesgen_load_le64(htable + 32), h2__hi = aesgen_load_le64(htable + 32 + 8);
     uint64_t lo_2_hi;
     const uint64_t lo_2_lo = aesgen_clmul64(x_6_lo, h2__lo, &lo_2_hi);
     uint64_t hi_2_hi;
@@ -272,7 +272,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t HI_1_lo = HI_lo ^ hi_2_lo, HI_1_hi = HI_hi ^ hi_2_hi;
     const uint64_t x_7_lo = aesgen_load_le64(data + 48), x_7_hi = aesgen_load_le64(data + 48 + 8);
     const uint64_t x_8_lo = aesgen_bswap64(x_7_hi), x_8_hi = aesgen_bswap64(x_7_lo);
-    const uint64_t h1__lo = aesgen_load_le64(htable + 0), h1__hi = aesgen_load_le64(htable + 0 + 8);
+    const uint64_t h1__lo = aesgen_load_le64(htable + 48), h1__hi = aesgen_load_le64(htable + 48 + 8);
     uint64_t lo_3_hi;
     const uint64_t lo_3_lo = aesgen_clmul64(x_8_lo, h1__lo, &lo_3_hi);
     uint64_t hi_3_hi;
@@ -315,7 +315,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     aesgen_store_le64(y + 0 + 8, out_hi);
 }
 
-/* y = GHASH over one block from y. */
+/* y = GHASH over one block from y (htable: H^1). */
 static GHASH_ISA void ghash_block(uint8_t *y, const uint8_t *data, const uint8_t *htable)
 {
     const uint64_t acc_lo = aesgen_load_le64(y + 0), acc_hi = aesgen_load_le64(y + 0 + 8);

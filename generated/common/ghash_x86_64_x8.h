@@ -5,7 +5,7 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH, 8 blocks per reduction (H^1..H^8 twisted, in the table); carry-less multiply: PCLMULQDQ intrinsics. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * GHASH, 8 blocks per reduction (the twisted powers H^8..H^1 in the table, in the order the blocks use them); carry-less multiply: PCLMULQDQ intrinsics. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
  * Update: 97 operations per 8 blocks (32 carry-less multiplies); one block: 34.
  * Verified: the model ran the hash-key set-up and the 8-block and one-block updates, chained, on the key of the zero AES key and 3 random ones (seed 0x8cd5ba5d) against the reference GHASH.
  */
@@ -24,7 +24,7 @@
 
 #include "aesgen_bytes.h"
 
-/* htable = the twisted powers H^1..H^8 of h = E_K(0). */
+/* htable = the twisted powers H^8..H^1 of h = E_K(0) (H^k at 16 * (8 - k)). */
 static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
 {
     const __m128i K0 = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -53,7 +53,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_1 = _mm_and_si128(m_12, p);
     const __m128i tw = _mm_xor_si128(sh_2, p_1);
-    _mm_storeu_si128((__m128i *)(htable + 0), tw);
+    _mm_storeu_si128((__m128i *)(htable + 112), tw);
     const __m128i lo = _mm_clmulepi64_si128(hkey_1, tw, 0x00);
     const __m128i hi = _mm_clmulepi64_si128(hkey_1, tw, 0x11);
     const __m128i m_13 = _mm_clmulepi64_si128(hkey_1, tw, 0x01);
@@ -105,7 +105,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_2 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_3 = _mm_and_si128(m_27, p_2);
     const __m128i tw_1 = _mm_xor_si128(sh_5, p_3);
-    _mm_storeu_si128((__m128i *)(htable + 16), tw_1);
+    _mm_storeu_si128((__m128i *)(htable + 96), tw_1);
     const __m128i lo_1 = _mm_clmulepi64_si128(r, tw, 0x00);
     const __m128i hi_1 = _mm_clmulepi64_si128(r, tw, 0x11);
     const __m128i m_28 = _mm_clmulepi64_si128(r, tw, 0x01);
@@ -157,7 +157,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_4 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_5 = _mm_and_si128(m_42, p_4);
     const __m128i tw_2 = _mm_xor_si128(sh_8, p_5);
-    _mm_storeu_si128((__m128i *)(htable + 32), tw_2);
+    _mm_storeu_si128((__m128i *)(htable + 80), tw_2);
     const __m128i lo_2 = _mm_clmulepi64_si128(r_1, tw, 0x00);
     const __m128i hi_2 = _mm_clmulepi64_si128(r_1, tw, 0x11);
     const __m128i m_43 = _mm_clmulepi64_si128(r_1, tw, 0x01);
@@ -209,7 +209,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_6 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_7 = _mm_and_si128(m_57, p_6);
     const __m128i tw_3 = _mm_xor_si128(sh_11, p_7);
-    _mm_storeu_si128((__m128i *)(htable + 48), tw_3);
+    _mm_storeu_si128((__m128i *)(htable + 64), tw_3);
     const __m128i lo_3 = _mm_clmulepi64_si128(r_2, tw, 0x00);
     const __m128i hi_3 = _mm_clmulepi64_si128(r_2, tw, 0x11);
     const __m128i m_58 = _mm_clmulepi64_si128(r_2, tw, 0x01);
@@ -261,7 +261,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_8 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_9 = _mm_and_si128(m_72, p_8);
     const __m128i tw_4 = _mm_xor_si128(sh_14, p_9);
-    _mm_storeu_si128((__m128i *)(htable + 64), tw_4);
+    _mm_storeu_si128((__m128i *)(htable + 48), tw_4);
     const __m128i lo_4 = _mm_clmulepi64_si128(r_3, tw, 0x00);
     const __m128i hi_4 = _mm_clmulepi64_si128(r_3, tw, 0x11);
     const __m128i m_73 = _mm_clmulepi64_si128(r_3, tw, 0x01);
@@ -313,7 +313,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_10 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_11 = _mm_and_si128(m_87, p_10);
     const __m128i tw_5 = _mm_xor_si128(sh_17, p_11);
-    _mm_storeu_si128((__m128i *)(htable + 80), tw_5);
+    _mm_storeu_si128((__m128i *)(htable + 32), tw_5);
     const __m128i lo_5 = _mm_clmulepi64_si128(r_4, tw, 0x00);
     const __m128i hi_5 = _mm_clmulepi64_si128(r_4, tw, 0x11);
     const __m128i m_88 = _mm_clmulepi64_si128(r_4, tw, 0x01);
@@ -365,7 +365,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_12 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_13 = _mm_and_si128(m_102, p_12);
     const __m128i tw_6 = _mm_xor_si128(sh_20, p_13);
-    _mm_storeu_si128((__m128i *)(htable + 96), tw_6);
+    _mm_storeu_si128((__m128i *)(htable + 16), tw_6);
     const __m128i lo_6 = _mm_clmulepi64_si128(r_5, tw, 0x00);
     const __m128i hi_6 = _mm_clmulepi64_si128(r_5, tw, 0x11);
     const __m128i m_103 = _mm_clmulepi64_si128(r_5, tw, 0x01);
@@ -417,7 +417,7 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_14 = _mm_unpacklo_epi64(K2, K3);
     const __m128i p_15 = _mm_and_si128(m_117, p_14);
     const __m128i tw_7 = _mm_xor_si128(sh_23, p_15);
-    _mm_storeu_si128((__m128i *)(htable + 112), tw_7);
+    _mm_storeu_si128((__m128i *)(htable + 0), tw_7);
 }
 
 /* y = GHASH over 8 blocks from y, one reduction. */
@@ -430,7 +430,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i x = _mm_loadu_si128((const __m128i *)(data + 0));
     const __m128i x_1 = _mm_shuffle_epi8(x, K0);
     const __m128i x_2 = _mm_xor_si128(x_1, acc_1);
-    const __m128i h8_ = _mm_loadu_si128((const __m128i *)(htable + 112));
+    const __m128i h8_ = _mm_loadu_si128((const __m128i *)(htable + 0));
     const __m128i lo = _mm_clmulepi64_si128(x_2, h8_, 0x00);
     const __m128i hi = _mm_clmulepi64_si128(x_2, h8_, 0x11);
     const __m128i m = _mm_clmulepi64_si128(x_2, h8_, 0x01);
@@ -438,7 +438,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i mi = _mm_xor_si128(m, m_1);
     const __m128i x_3 = _mm_loadu_si128((const __m128i *)(data + 16));
     const __m128i x_4 = _mm_shuffle_epi8(x_3, K0);
-    const __m128i h7_ = _mm_loadu_si128((const __m128i *)(htable + 96));
+    const __m128i h7_ = _mm_loadu_si128((const __m128i *)(htable + 16));
     const __m128i lo_1 = _mm_clmulepi64_si128(x_4, h7_, 0x00);
     const __m128i hi_1 = _mm_clmulepi64_si128(x_4, h7_, 0x11);
     const __m128i m_2 = _mm_clmulepi64_si128(x_4, h7_, 0x01);
@@ -449,7 +449,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI = _mm_xor_si128(hi, hi_1);
     const __m128i x_5 = _mm_loadu_si128((const __m128i *)(data + 32));
     const __m128i x_6 = _mm_shuffle_epi8(x_5, K0);
-    const __m128i h6_ = _mm_loadu_si128((const __m128i *)(htable + 80));
+    const __m128i h6_ = _mm_loadu_si128((const __m128i *)(htable + 32));
     const __m128i lo_2 = _mm_clmulepi64_si128(x_6, h6_, 0x00);
     const __m128i hi_2 = _mm_clmulepi64_si128(x_6, h6_, 0x11);
     const __m128i m_4 = _mm_clmulepi64_si128(x_6, h6_, 0x01);
@@ -460,7 +460,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI_1 = _mm_xor_si128(HI, hi_2);
     const __m128i x_7 = _mm_loadu_si128((const __m128i *)(data + 48));
     const __m128i x_8 = _mm_shuffle_epi8(x_7, K0);
-    const __m128i h5_ = _mm_loadu_si128((const __m128i *)(htable + 64));
+    const __m128i h5_ = _mm_loadu_si128((const __m128i *)(htable + 48));
     const __m128i lo_3 = _mm_clmulepi64_si128(x_8, h5_, 0x00);
     const __m128i hi_3 = _mm_clmulepi64_si128(x_8, h5_, 0x11);
     const __m128i m_6 = _mm_clmulepi64_si128(x_8, h5_, 0x01);
@@ -471,7 +471,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI_2 = _mm_xor_si128(HI_1, hi_3);
     const __m128i x_9 = _mm_loadu_si128((const __m128i *)(data + 64));
     const __m128i x_10 = _mm_shuffle_epi8(x_9, K0);
-    const __m128i h4_ = _mm_loadu_si128((const __m128i *)(htable + 48));
+    const __m128i h4_ = _mm_loadu_si128((const __m128i *)(htable + 64));
     const __m128i lo_4 = _mm_clmulepi64_si128(x_10, h4_, 0x00);
     const __m128i hi_4 = _mm_clmulepi64_si128(x_10, h4_, 0x11);
     const __m128i m_8 = _mm_clmulepi64_si128(x_10, h4_, 0x01);
@@ -482,7 +482,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI_3 = _mm_xor_si128(HI_2, hi_4);
     const __m128i x_11 = _mm_loadu_si128((const __m128i *)(data + 80));
     const __m128i x_12 = _mm_shuffle_epi8(x_11, K0);
-    const __m128i h3_ = _mm_loadu_si128((const __m128i *)(htable + 32));
+    const __m128i h3_ = _mm_loadu_si128((const __m128i *)(htable + 80));
     const __m128i lo_5 = _mm_clmulepi64_si128(x_12, h3_, 0x00);
     const __m128i hi_5 = _mm_clmulepi64_si128(x_12, h3_, 0x11);
     const __m128i m_10 = _mm_clmulepi64_si128(x_12, h3_, 0x01);
@@ -493,7 +493,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI_4 = _mm_xor_si128(HI_3, hi_5);
     const __m128i x_13 = _mm_loadu_si128((const __m128i *)(data + 96));
     const __m128i x_14 = _mm_shuffle_epi8(x_13, K0);
-    const __m128i h2_ = _mm_loadu_si128((const __m128i *)(htable + 16));
+    const __m128i h2_ = _mm_loadu_si128((const __m128i *)(htable + 96));
     const __m128i lo_6 = _mm_clmulepi64_si128(x_14, h2_, 0x00);
     const __m128i hi_6 = _mm_clmulepi64_si128(x_14, h2_, 0x11);
     const __m128i m_12 = _mm_clmulepi64_si128(x_14, h2_, 0x01);
@@ -504,7 +504,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const __m128i HI_5 = _mm_xor_si128(HI_4, hi_6);
     const __m128i x_15 = _mm_loadu_si128((const __m128i *)(data + 112));
     const __m128i x_16 = _mm_shuffle_epi8(x_15, K0);
-    const __m128i h1_ = _mm_loadu_si128((const __m128i *)(htable + 0));
+    const __m128i h1_ = _mm_loadu_si128((const __m128i *)(htable + 112));
     const __m128i lo_7 = _mm_clmulepi64_si128(x_16, h1_, 0x00);
     const __m128i hi_7 = _mm_clmulepi64_si128(x_16, h1_, 0x11);
     const __m128i m_14 = _mm_clmulepi64_si128(x_16, h1_, 0x01);
@@ -542,7 +542,7 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     _mm_storeu_si128((__m128i *)(y + 0), out);
 }
 
-/* y = GHASH over one block from y. */
+/* y = GHASH over one block from y (htable: H^1). */
 static GHASH_ISA void ghash_block(uint8_t *y, const uint8_t *data, const uint8_t *htable)
 {
     const __m128i K0 = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);

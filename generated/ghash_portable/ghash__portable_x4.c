@@ -29,8 +29,8 @@ static void ghash__portable_x4_update(const void *htable_, uint8_t y[16], const 
     const uint8_t *const htable = (const uint8_t *)htable_;
     for (; nblocks >= 4; nblocks -= 4, data += 64)
         ghash_blocks(y, data, htable);
-    for (; nblocks != 0; nblocks--, data += 16)
-        ghash_block(y, data, htable);
+    for (; nblocks != 0; nblocks--, data += 16) /* H^1 is the table's last entry */
+        ghash_block(y, data, htable + 48);
 }
 
 const aesgen_ghash_variant aesgen_ghash__portable_x4 = {

@@ -31,8 +31,8 @@ static void ghash__x86_64_pclmul_x8_update(const void *htable_, uint8_t y[16], c
     const uint8_t *const htable = (const uint8_t *)htable_;
     for (; nblocks >= 8; nblocks -= 8, data += 128)
         ghash_blocks(y, data, htable);
-    for (; nblocks != 0; nblocks--, data += 16)
-        ghash_block(y, data, htable);
+    for (; nblocks != 0; nblocks--, data += 16) /* H^1 is the table's last entry */
+        ghash_block(y, data, htable + 112);
 }
 
 const aesgen_ghash_variant aesgen_ghash__x86_64_pclmul_x8 = {

@@ -36,6 +36,7 @@ FEATURES = (
     Feature("neon", "32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it"),
     Feature("pclmul", "x86-64 PCLMULQDQ (carry-less multiply)"),
     Feature("arm_pmull", "AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL)"),
+    Feature("vpclmulqdq", "x86-64 VPCLMULQDQ (carry-less multiply on ymm and zmm)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 NONE = "AESGEN_CPU_NONE"

@@ -42,6 +42,8 @@ OPCODES = {
     # vector programs only
     "vld": (2, True),    # vld mem, byte_offset: a whole vector, lane i at offset + i * word bytes
     "vst": (3, False),   # vst mem, byte_offset, value
+    "vld128": (2, True),  # vld128 mem, byte_offset: one 128-bit block into block 0, the rest zero
+    "vst128": (3, False), # vst128 mem, byte_offset, value: block 0 only
     "unpacklo": (3, True),  # unpacklo a, b, bits: in each 128-bit block, the low halves of a and b
                             # interleaved in units of `bits` (a's first): x86 punpckl*, Arm zip1
     "unpackhi": (3, True),  # the same with the high halves
@@ -53,7 +55,7 @@ OPCODES = {
 }
 
 SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks", "bswap"})
-VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst", "clmul"}
+VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst", "vld128", "vst128", "clmul"}
 ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr", "clmul"}) | SHUFFLE_OPS
 LOGIC_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -183,15 +185,16 @@ def _check_shape(op: Op, program: Program) -> str | None:
     if not vector:
         return "vector op in a scalar program"
     vbits = program.bits * program.lanes
-    if op.code in ("vld", "vst"):
+    if op.code in ("vld", "vst", "vld128", "vst128"):
         if op.args[0] not in {m.name for m in program.memories}:
             return f"unknown memory '{op.args[0]}'"
         mem = program.memory(op.args[0])
         if mem.kind != "bytes":
             return "vector access to word memory"
-        if not 0 <= op.args[1] <= mem.length - program.vector_bytes:
+        width = 16 if op.code.endswith("128") else program.vector_bytes
+        if not 0 <= op.args[1] <= mem.length - width:
             return "offset out of bounds"
-        if op.code == "vst" and not mem.writable:
+        if op.code in ("vst", "vst128") and not mem.writable:
             return "store to read-only memory"
         return None
     if vbits % 128:
@@ -212,11 +215,11 @@ def _check_shape(op: Op, program: Program) -> str | None:
 
 def _value_operands(op: Op) -> tuple:
     """Operands that are values or immediates (not memory names, offsets or widths)."""
-    if op.code in ("ld", "ldw", "vld"):
+    if op.code in ("ld", "ldw", "vld", "vld128"):
         return ()
     if op.code == "st":
         return (op.args[3],)
-    if op.code in ("stw", "vst"):
+    if op.code in ("stw", "vst", "vst128"):
         return (op.args[2],)
     if op.code in ("unpacklo", "unpackhi", "blocks", "clmul"):
         return op.args[:2]
@@ -301,6 +304,12 @@ class Builder:
 
     def vld(self, mem, offset, hint="t"):
         return self._emit("vld", (mem, offset), hint)
+
+    def vld128(self, mem, offset, hint="t"):
+        return self._emit("vld128", (mem, offset), hint)
+
+    def vst128(self, mem, offset, value):
+        self.program.ops.append(Op("vst128", None, (mem, offset, value)))
 
     def vst(self, mem, offset, value):
         self.program.ops.append(Op("vst", None, (mem, offset, value)))

@@ -77,6 +77,8 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
             r = (memories[a[0]][a[1]] & word) * spread
         elif c == "vld":
             r = _load(memories[a[0]], a[1], program.vector_bytes)
+        elif c == "vld128":
+            r = _load(memories[a[0]], a[1], 16)
         elif c in ("unpacklo", "unpackhi"):
             r = _unpack(val(a[0]), val(a[1]), a[2], c == "unpackhi", bits * lanes)
         elif c == "blocks":
@@ -91,6 +93,9 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
             continue
         elif c == "vst":
             _store(memories[a[0]], a[1], program.vector_bytes, val(a[2]))
+            continue
+        elif c == "vst128":
+            _store(memories[a[0]], a[1], 16, val(a[2]) & ((1 << 128) - 1))
             continue
         elif c == "stw":
             memories[a[0]][a[1]] = val(a[2]) & word

@@ -46,6 +46,8 @@ uint32_t aesgen_detect_cpu_features(void)
         f |= AESGEN_CPU_AVX2;
     if ((f & AESGEN_CPU_AVX) && (c & (1u << 9)))
         f |= AESGEN_CPU_VAES;
+    if ((f & AESGEN_CPU_AVX) && (c & (1u << 10)))
+        f |= AESGEN_CPU_VPCLMULQDQ;
     if (zmm_state && (b & (1u << 16))) {
         f |= AESGEN_CPU_AVX512F;
         if (b & (1u << 31))

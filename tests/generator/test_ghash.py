@@ -29,6 +29,29 @@ class Programs(unittest.TestCase):
                 h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * n)
                 self.assertEqual(run_ghash(n, h, y, data), reference_gcm.ghash(h, data, y), n)
 
+    def test_wide_vectors_match_the_reference(self):
+        # ymm (2 blocks per vector) and zmm (4): the blocks' results summed after the reduction
+        rng = random.Random(12)
+        for width in (2, 4):
+            for n in (width, 2 * width, 16):
+                prog = ghash.update(n, width)
+                self.assertEqual(prog.lanes, 2 * width)
+                self.assertEqual(prog.count("clmul"), 4 * n // width)
+                h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * n)
+                self.assertEqual(run_ghash(n, h, y, data, prog), reference_gcm.ghash(h, data, y), (n, width))
+        with self.assertRaises(ValueError):
+            ghash.update(6, 4)
+
+    def test_one_block_loads_and_stores_on_wide_vectors(self):
+        prog = Program("p", 64, (Memory("y", "bytes", 16, True), Memory("m", "bytes", 32, True)), lanes=4)
+        prog.ops += [Op("vld128", "a", ("y", 0)), Op("vld", "b", ("m", 0)), Op("xor", "c", ("a", "b")),
+                     Op("vst", None, ("m", 0, "c")), Op("vst128", None, ("y", 0, "b"))]
+        y, m = random.Random(6).randbytes(16), random.Random(7).randbytes(32)
+        mem = {"y": bytearray(y), "m": bytearray(m)}
+        execute(prog, mem)
+        self.assertEqual(bytes(mem["m"]), bytes(a ^ b for a, b in zip(y, m[:16])) + m[16:])  # upper block zero
+        self.assertEqual(bytes(mem["y"]), m[:16])
+
     def test_a_wrong_reduction_constant_is_caught(self):
         prog = ghash.update(4)
         k = next(i for i, op in enumerate(prog.ops) if op.code == "shl" and op.args[1] == 57)

@@ -10,6 +10,12 @@ out) absorbs that shift, so a product needs no adjustment. Products are schoolbo
 (four 64x64 carry-less multiplies), summed unreduced over N blocks against H^N..H^1
 (aggregated reduction), and reduced once with shifts and XORs (two folds by the
 reflected polynomial). The model checks every program against reference_gcm.
+
+Wider vectors (VPCLMULQDQ on ymm or zmm) take `width` blocks per vector: every op works
+per 128-bit block, so the same products and reduction run on all blocks at once, and
+since the reduction is linear, the blocks' results are summed after it (log2(width)
+block shuffles). The table holds the powers in the order the blocks use them,
+H^N first, so one vector load fetches a vector's powers.
 """
 
 from __future__ import annotations
@@ -57,39 +63,45 @@ def _twist(bld: Builder, b: str) -> str:
     return bld.xor(shifted, bld.and_(mask, poly, hint="p"), hint="tw")
 
 
-def update(blocks: int, name: str | None = None) -> Program:
-    """y = GHASH over `blocks` blocks continuing from y: memory y (16 bytes, read and
-    written), data (16 * blocks), htable (the twisted powers H^1..H^blocks, 16 bytes each,
-    as the register image of the block integer)."""
+def update(blocks: int, width: int = 1, name: str | None = None) -> Program:
+    """y = GHASH over `blocks` blocks continuing from y, `width` blocks per vector:
+    memory y (16 bytes, read and written), data (16 * blocks), htable (the twisted powers
+    H^blocks..H^1, 16 bytes each, as the register image of the block integer)."""
+    if width not in (1, 2, 4) or blocks % width:
+        raise ValueError(f"{blocks} blocks in vectors of {width}")
     prog = Program(name or f"ghash_update_x{blocks}", LANE, (
         Memory("y", "bytes", 16, True), Memory("data", "bytes", 16 * blocks, False),
-        Memory("htable", "bytes", 16 * blocks, False)), lanes=2)
+        Memory("htable", "bytes", 16 * blocks, False)), lanes=2 * width)
     bld = Builder(prog)
-    acc = bld.bswap(bld.vld("y", 0, hint="acc"), hint="acc")
+    acc = bld.bswap(bld.vld128("y", 0, hint="acc"), hint="acc")     # y into block 0 only
     sums = None
-    for i in range(blocks):
-        x = bld.bswap(bld.vld("data", 16 * i, hint="x"), hint="x")
-        if i == 0:
+    for j in range(blocks // width):
+        x = bld.bswap(bld.vld("data", 16 * width * j, hint="x"), hint="x")
+        if j == 0:
             x = bld.xor(x, acc, hint="x")
-        h = bld.vld("htable", 16 * (blocks - 1 - i), hint=f"h{blocks - i}_")   # H^(blocks - i)
+        h = bld.vld("htable", 16 * width * j, hint=f"h{blocks - width * j}_")   # H^(blocks - i), i in the vector
         part = _product(bld, x, h)
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
-    bld.vst("y", 0, bld.bswap(_reduce(bld, *sums), hint="out"))
+    r = _reduce(bld, *sums)
+    while width > 1:     # sum the blocks' reduced results: every block ends up holding it
+        r = bld.xor(bld.shuffle("blocks", r, r, 0, hint="sum"), bld.shuffle("blocks", r, r, 1, hint="sum"), hint="sum")
+        width //= 2
+    bld.vst128("y", 0, bld.bswap(r, hint="out"))
     return prog
 
 
 def setkey(powers: int, name: str | None = None) -> Program:
-    """htable = the twisted powers H^1..H^powers of the hash key H (memory h: the block
-    E_K(0), 16 bytes)."""
+    """htable = the twisted powers H^powers..H^1 of the hash key H, H^k at 16 * (powers - k)
+    (memory h: the block E_K(0), 16 bytes)."""
     prog = Program(name or f"ghash_setkey_x{powers}", LANE, (
         Memory("h", "bytes", 16, False), Memory("htable", "bytes", 16 * powers, True)), lanes=2)
     bld = Builder(prog)
     h = bld.bswap(bld.vld("h", 0, hint="hkey"), hint="hkey")
     tw = _twist(bld, h)
-    bld.vst("htable", 0, tw)
+    bld.vst("htable", 16 * (powers - 1), tw)
     power = h
     for k in range(2, powers + 1):
         power = _reduce(bld, *_product(bld, power, tw))
         bld.note(f"H^{k}")
-        bld.vst("htable", 16 * (k - 1), _twist(bld, power))
+        bld.vst("htable", 16 * (powers - k), _twist(bld, power))
     return prog

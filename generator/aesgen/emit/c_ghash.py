@@ -6,6 +6,7 @@ are vector programs on 64-bit lane pairs; an ISA prints them:
 
     pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
     avx_pclmul the same, VEX-encoded (three-operand: no register copies)
+    vpclmul256 VPCLMULQDQ on ymm, two blocks per vector (the N-block update only)
     neon_pmull AArch64 intrinsics (PMULL, PMULL2), `target("+crypto")`
     portable   every lane pair as two uint64_t, the carry-less multiply by integer
                multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import reference_gcm
 from ..algorithm import ghash
@@ -41,11 +42,15 @@ ISAS = {
     # destructive PCLMULQDQ (32 per 8 blocks)
     "avx_pclmul": Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx,pclmul")))', ("avx", "pclmul")),
+    # VPCLMULQDQ on ymm: two blocks per vector; the set-up and one-block tail on xmm (VEX)
+    "vpclmul256": Isa("vpclmul256", 256, "defined(__x86_64__)", X86, "<immintrin.h>",
+                      '__attribute__((target("avx2,pclmul,vpclmulqdq")))', ("avx", "avx2", "pclmul", "vpclmulqdq")),
     "neon_pmull": Isa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
                       '__attribute__((target("+crypto")))', ("arm_pmull",)),
 }
 # How each printer multiplies, for the generated headers.
 MULTIPLY = {X86: "PCLMULQDQ intrinsics", AARCH64: "PMULL/PMULL2 intrinsics"}
+MULTIPLY_WIDE = {X86: "VPCLMULQDQ intrinsics"}
 MODEL_TRIALS = 4
 
 
@@ -68,9 +73,9 @@ def _lane_sources(op, i: int) -> list[tuple[str, int]]:
         return [(x, h) for x, h in ((a[0], a[2] & 1), (a[1], a[2] >> 4 & 1)) if isinstance(x, str)]
     if code in ("shl", "shr", "mov"):
         return [(a[0], i)] if isinstance(a[0], str) else []
-    if code == "vst":
+    if code in ("vst", "vst128"):
         return [(a[2], i)] if isinstance(a[2], str) else []
-    if code == "vld":
+    if code in ("vld", "vld128"):
         return []
     return [(x, i) for x in a if isinstance(x, str)]
 
@@ -79,7 +84,7 @@ def _live_lanes(program: Program) -> set[tuple[str, int]]:
     """Every (value, lane) some store depends on: a lane nothing reads is not printed."""
     live: set[tuple[str, int]] = set()
     for op in reversed(program.ops):
-        if op.code == "vst":
+        if op.code in ("vst", "vst128"):
             needed = [0, 1]
         elif op.dst is None:
             continue
@@ -112,7 +117,7 @@ def pair_statements(program: Program, indent: str = "    ") -> list[str]:
         code, a, d = op.code, op.args, op.dst
         if code == "note":
             lines.append(f"{indent}/* {a[0]} */")
-        elif code == "vst":
+        elif code in ("vst", "vst128"):   # one pair of lanes is one block
             p = f"{c.c_name(a[0])} + {a[1]}"
             lines.append(f"{indent}aesgen_store_le64({p}, {lane(a[2], 0)});")
             lines.append(f"{indent}aesgen_store_le64({p} + 8, {lane(a[2], 1)});")
@@ -122,7 +127,7 @@ def pair_statements(program: Program, indent: str = "    ") -> list[str]:
                 lines.append(f"{indent}const uint64_t {d}_lo = aesgen_clmul64({lane(a[0], a[2] & 1)}, "
                              f"{lane(a[1], a[2] >> 4 & 1)}, &{d}_hi);")
                 lines += [f"{indent}(void){lane(d, i)};" for i in (0, 1) if (d, i) not in live]
-        elif code == "vld":
+        elif code in ("vld", "vld128"):
             p = f"{c.c_name(a[0])} + {a[1]}"
             lines.append(binary(d, [f"aesgen_load_le64({p})", f"aesgen_load_le64({p} + 8)"]))
         elif code == "bswap":
@@ -150,12 +155,23 @@ class Programs:
     """The three GHASH programs for N blocks per reduction."""
     blocks: int
     setkey: Program
-    update: Program          # N blocks
-    update1: Program         # one block
+    update: Program          # N blocks, `width` per vector
+    update1: Program         # one block (it uses the table's last entry, H^1)
+    width: int = 1
 
 
-def programs(n: int) -> Programs:
-    return Programs(n, ghash.setkey(n), ghash.update(n), ghash.update(1))
+def programs(n: int, width: int = 1) -> Programs:
+    return Programs(n, ghash.setkey(n), ghash.update(n, width), ghash.update(1), width)
+
+
+def width_of(isa: Isa | None) -> int:
+    """Blocks per vector of the N-block update."""
+    return 1 if isa is None else isa.vector_bits // 128
+
+
+def narrow(isa: Isa | None) -> Isa | None:
+    """What prints the one-block programs (set-up, tail): the ISA on 128-bit vectors."""
+    return isa if isa is None or isa.vector_bits == 128 else replace(isa, vector_bits=128)
 
 
 def model_check(label: str, progs: Programs, seed: int) -> str:
@@ -170,13 +186,14 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
         y, data = rng.randbytes(16), rng.randbytes(16 * (n + 1))
         state = {"y": bytearray(y), "data": bytearray(data[:16 * n]), "htable": mem["htable"]}
         execute(progs.update, state)
-        tail = {"y": state["y"], "data": bytearray(data[16 * n:]), "htable": mem["htable"][:16]}
+        tail = {"y": state["y"], "data": bytearray(data[16 * n:]), "htable": mem["htable"][16 * (n - 1):]}
         execute(progs.update1, tail)
         want = reference_gcm.ghash(h, data, y)
         if bytes(tail["y"]) != want:
             raise ModelError(f"{label}: key {h.hex()}: GHASH gives {bytes(tail['y']).hex()}, "
                              f"the reference {want.hex()}")
-    return (f"the model ran the hash-key set-up and the {n}-block and one-block updates, chained, "
+    per = f" ({progs.width} blocks per vector)" if progs.width > 1 else ""
+    return (f"the model ran the hash-key set-up and the {n}-block{per} and one-block updates, chained, "
             f"on the key of the zero AES key and {MODEL_TRIALS - 1} random ones (seed {seed:#010x}) "
             f"against the reference GHASH")
 
@@ -191,19 +208,29 @@ def spelling(isa: Isa | None) -> str:
 
 
 def body_path(isa: Isa | None, n: int) -> str:
-    return f"common/ghash_{spelling(isa)}_x{n}.h"
+    wide = f"_{isa.vector_bits}" if width_of(isa) > 1 else ""
+    return f"common/ghash_{spelling(isa)}{wide}_x{n}.h"
 
 
 def render_body(isa: Isa | None, n: int, renderer, guard: str | None) -> str:
     """The shared header: the three GHASH functions, static, under the includer's
     GHASH_ISA attribute."""
-    progs = programs(n)
+    width = width_of(isa)
+    progs = programs(n, width)
     path = body_path(isa, n)
     verified = model_check(path, progs, zlib.crc32(path.encode()))
-    body = (lambda p: pair_statements(p)) if isa is None else (lambda p: vector_statements(p, isa))
+
+    def body(p: Program, wide: bool = False) -> list[str]:
+        if isa is None:
+            return pair_statements(p)
+        return vector_statements(p, isa if wide else narrow(isa))
     how = MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
+    if width > 1:
+        how = (f"{MULTIPLY_WIDE[isa.processor]} on {isa.vector_bits}-bit vectors, {width} blocks each, for "
+               f"the {n}-block update; {how} on 128-bit vectors for the set-up and the one-block update")
     summary = [
-        f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (H^1..H^{n} twisted, in the table); "
+        f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (the twisted powers H^{n}..H^1 in the "
+        f"table, in the order the blocks use them); "
         f"carry-less multiply: {how}. Included by every GHASH variant spelled this way; each "
         f"defines GHASH_ISA (its `target` attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
@@ -213,7 +240,7 @@ def render_body(isa: Isa | None, n: int, renderer, guard: str | None) -> str:
     return renderer.render("c_ghash/body.h.j2", summary=summary, context={
         "guard": guard, "blocks": n, "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
         "isa": {"include": isa.include} if isa else None,
-        "setkey": body(progs.setkey), "update": body(progs.update), "update1": body(progs.update1),
+        "setkey": body(progs.setkey), "update": body(progs.update, wide=True), "update1": body(progs.update1),
     })
 
 
@@ -252,6 +279,11 @@ class CGhashEmitter(Emitter):
         if set(target.cpu_features) != set(need):
             raise target.error("dispatch.cpu_features", f"{target.sections['isa']['name']} needs exactly "
                                f"[{', '.join(need)}]")
+        width = width_of(isa)
+        for n in target.sections["variants"]["blocks"]:
+            if n % width:
+                raise target.error("variants.blocks", f"{n} is not a multiple of {isa.name}'s {width} "
+                                   f"blocks per vector")
 
     def variants(self, target: Target) -> list[Variant]:
         isa = target.sections["isa"]["name"]
@@ -259,7 +291,7 @@ class CGhashEmitter(Emitter):
                 for n in target.sections["variants"]["blocks"]]
 
     def build(self, variant: Variant) -> Built:
-        return Built(variant, programs(variant.param("blocks")))
+        return Built(variant, programs(variant.param("blocks"), width_of(self._isa(variant))))
 
     def verify(self, built: Built) -> str:
         v = built.variant

@@ -132,6 +132,20 @@ class Isa:
                 256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
                 512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
 
+    def load128(self, address: str, lane: int) -> str:
+        """One 128-bit block into block 0, the others zero."""
+        if self.vector_bits == 128:
+            return self.load(address, lane)
+        inner = f"_mm_loadu_si128((const __m128i *)({address}))"
+        return {256: f"_mm256_zextsi128_si256({inner})", 512: f"_mm512_zextsi128_si512({inner})"}[self.vector_bits]
+
+    def store128(self, address: str, value: str, lane: int) -> str:
+        """Block 0 only."""
+        if self.vector_bits == 128:
+            return self.store(address, value, lane)
+        cast = {256: "_mm256_castsi256_si128", 512: "_mm512_castsi512_si128"}[self.vector_bits]
+        return f"_mm_storeu_si128((__m128i *)({address}), {cast}({value}))"
+
     @property
     def aarch64(self) -> bool:
         """AArch64 Advanced SIMD (zip1/zip2, PMULL), as opposed to 32-bit ARM NEON."""
@@ -225,11 +239,14 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
         if code == "note":
             lines.append(f"{indent}/* {a[0]} */")
             continue
-        if code == "vst":
-            lines.append(f"{indent}{isa.store(f'{c.c_name(a[0])} + {a[1]}', opnd(a[2]), lane)};")
+        if code in ("vst", "vst128"):
+            store = isa.store if code == "vst" else isa.store128
+            lines.append(f"{indent}{store(f'{c.c_name(a[0])} + {a[1]}', opnd(a[2]), lane)};")
             continue
         if code == "vld":
             rhs = isa.load(f"{c.c_name(a[0])} + {a[1]}", lane)
+        elif code == "vld128":
+            rhs = isa.load128(f"{c.c_name(a[0])} + {a[1]}", lane)
         elif code == "bswap":
             rhs = isa.bswap(opnd(a[0]), lane, const)
         elif code == "clmul":

@@ -175,6 +175,14 @@ struct impl {
     void (*release)(impl *im);
 };
 
+/* What every *_create starts with: im cleared and named, its kind and functions set,
+ * priv_bytes of zeroed private state (64-byte aligned) in im->priv. Returns im->priv,
+ * NULL when out of memory. */
+void *impl_init(impl *im, const char *name, int kind, size_t priv_bytes,
+                int (*reset)(impl *, int, int),
+                int (*loop)(impl *, int, int, uint8_t *, size_t, uint64_t),
+                void (*release)(impl *));
+
 int impl_openssl_create(impl *im, const char *name);
 int impl_aesgen_create(impl *im, const char *backend); /* forces the backend */
 int impl_aesgen_variant_create(impl *im, const char *variant); /* one variant alone */

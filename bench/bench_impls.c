@@ -142,16 +142,11 @@ static int aesgen_gcm_setup(impl *im, int k, const aesgen_variant *v)
 
 int impl_aesgen_create(impl *im, const char *backend)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "aesgen-%s", backend);
-    im->kind = IMPL_AESGEN;
-    aesgen_priv *p = calloc(1, sizeof *p);
+    char name[sizeof im->name];
+    snprintf(name, sizeof name, "aesgen-%s", backend);
+    aesgen_priv *p = impl_init(im, name, IMPL_AESGEN, sizeof *p, aesgen_reset, aesgen_loop, aesgen_release);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = aesgen_reset;
-    im->loop = aesgen_loop;
-    im->release = aesgen_release;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, backend %s (forced with aesgen_force_backend)",
              aesgen_version_string(), backend);
     int gcm_ok = 1, rc = aesgen_force_backend(backend);
@@ -204,16 +199,11 @@ int impl_aesgen_create(impl *im, const char *backend)
  * direction; the other direction is whatever dispatch picks (unused). */
 int impl_aesgen_variant_create(impl *im, const char *variant)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "aesgen-%s", variant);
-    im->kind = IMPL_AESGEN;
-    aesgen_priv *p = calloc(1, sizeof *p);
+    char name[sizeof im->name];
+    snprintf(name, sizeof name, "aesgen-%s", variant);
+    aesgen_priv *p = impl_init(im, name, IMPL_AESGEN, sizeof *p, aesgen_reset, aesgen_loop, aesgen_release);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = aesgen_reset;
-    im->loop = aesgen_loop;
-    im->release = aesgen_release;
     const aesgen_variant *v = aesgen_find_variant(variant);
     int gcm_ok = 1;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, variant %s alone (aesgen_init_variants)",
@@ -301,6 +291,24 @@ const bench_peer bench_peers[PEER_COUNT] = {
 };
 
 /* ---- clean-up ----------------------------------------------------------- */
+
+void *impl_init(impl *im, const char *name, int kind, size_t priv_bytes,
+                int (*reset)(impl *, int, int),
+                int (*loop)(impl *, int, int, uint8_t *, size_t, uint64_t),
+                void (*release)(impl *))
+{
+    memset(im, 0, sizeof *im);
+    snprintf(im->name, sizeof im->name, "%s", name);
+    im->kind = kind;
+    im->reset = reset;
+    im->loop = loop;
+    im->release = release;
+    const size_t bytes = (priv_bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
+    im->priv = aligned_alloc(64, bytes ? bytes : 64);
+    if (im->priv)
+        memset(im->priv, 0, bytes ? bytes : 64);
+    return im->priv;
+}
 
 void impl_destroy(impl *im)
 {

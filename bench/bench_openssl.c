@@ -150,16 +150,9 @@ static void ossl_release(impl *im)
 
 int impl_openssl_create(impl *im, const char *name)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "%s", name);
-    im->kind = IMPL_OPENSSL;
-    ossl_priv *p = calloc(1, sizeof *p);
+    ossl_priv *p = impl_init(im, name, IMPL_OPENSSL, sizeof *p, ossl_reset, ossl_loop, ossl_release);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = ossl_reset;
-    im->loop = ossl_loop;
-    im->release = ossl_release;
     const char *cap = getenv("OPENSSL_ia32cap");
     snprintf(im->desc, sizeof im->desc,
              "%s EVP_Encrypt/DecryptUpdate; GCM: one message per call (EVP_CipherInit_ex with "

@@ -154,16 +154,10 @@ static const char *bear_version(void)
 
 static int bear_create(impl *im)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "bearssl-ct64");
-    im->kind = IMPL_BEARSSL;
-    im->ctr32 = 1;
-    bear_priv *p = calloc(1, sizeof *p);
+    bear_priv *p = impl_init(im, "bearssl-ct64", IMPL_BEARSSL, sizeof *p, bear_reset, bear_loop, NULL);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = bear_reset;
-    im->loop = bear_loop;
+    im->ctr32 = 1;
     snprintf(im->desc, sizeof im->desc,
              "BearSSL aes_ct64 (64-bit bitsliced, constant time, 4 blocks per core call; system "
              "library, Debian builds it -Os so read it as a floor): CTR br_aes_ct64_ctr_run "

@@ -179,16 +179,9 @@ static const char *gc_version(void) { return gc_init() == 0 ? g_gc_summary : NUL
 
 static int gc_create(impl *im)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "gcrypt");
-    im->kind = IMPL_GCRYPT;
-    gc_priv *p = calloc(1, sizeof *p);
+    gc_priv *p = impl_init(im, "gcrypt", IMPL_GCRYPT, sizeof *p, gc_reset, gc_loop, gc_release);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = gc_reset;
-    im->loop = gc_loop;
-    im->release = gc_release;
     if (gc_init() != 0) {
         /* A row of n/a cells that say why. */
         snprintf(im->desc, sizeof im->desc, "libgcrypt (failed to initialise: %s)", g_gc_err);

@@ -213,18 +213,10 @@ static const char *imb_version(void)
 
 static int imb_create(impl *im)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "ipsecmb");
-    im->kind = IMPL_IPSECMB;
-    im->ctr32 = 1;
-    imb_priv *p = aligned_alloc(64, sizeof *p);
-    if (!p)
+    imb_priv *p = impl_init(im, "ipsecmb", IMPL_IPSECMB, sizeof *p, imb_reset, imb_loop, imb_release);
+    if (!p) /* the library's key schedules want 64-byte alignment: impl_init gives it */
         return -1;
-    memset(p, 0, sizeof *p);
-    im->priv = p;
-    im->reset = imb_reset;
-    im->loop = imb_loop;
-    im->release = imb_release;
+    im->ctr32 = 1;
     IMB_ARCH arch = IMB_ARCH_NONE;
     p->mgr = alloc_mb_mgr(0);
     if (p->mgr)

@@ -60,16 +60,9 @@ static const char *rc_version(void) { return aesgen_peer_rc_info(); }
 
 static int rc_create(impl *im)
 {
-    memset(im, 0, sizeof *im);
-    snprintf(im->name, sizeof im->name, "rustcrypto-aes0.6");
-    im->kind = IMPL_RUSTCRYPTO;
-    rc_priv *p = calloc(1, sizeof *p);
+    rc_priv *p = impl_init(im, "rustcrypto-aes0.6", IMPL_RUSTCRYPTO, sizeof *p, rc_reset, rc_loop, rc_release);
     if (!p)
         return -1;
-    im->priv = p;
-    im->reset = rc_reset;
-    im->loop = rc_loop;
-    im->release = rc_release;
     if (aesgen_peer_rc_target_aes())
         snprintf(im->desc, sizeof im->desc,
                  "RustCrypto aes 0.6 built WITH target-feature +aes, so AES-NI (aesni crate), "

@@ -1,8 +1,9 @@
 """Emitter `c_ghash`: GHASH (algorithm/ghash.py) as C, per ISA, for GCM.
 
 One variant per aggregation factor N: a hash-key set-up writing the twisted powers
-H^1..H^N, an update that reduces N blocks at a time, and a one-block tail. The programs
-are vector programs on 64-bit lane pairs; an ISA prints them:
+H^N..H^1 (in the order the blocks use them), an update that reduces N blocks at a time,
+and a one-block tail. The programs are vector programs on 64-bit lanes, one block per
+lane pair (or two per ymm vector for the wide update); an ISA prints them:
 
     pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
     avx_pclmul the same, VEX-encoded (three-operand: no register copies)

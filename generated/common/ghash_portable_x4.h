@@ -5,9 +5,9 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH, 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them); carry-less multiply: integer multiplication with holes (constant time). Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
- * Update: 61 operations per 4 blocks (16 carry-less multiplies); one block: 34.
- * Verified: the model ran the hash-key set-up and the 4-block and one-block updates, chained, on the key of the zero AES key and 3 random ones (seed 0xedb1a1c0) against the reference GHASH.
+ * GHASH, 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba); karatsuba products, reduction by shifts; carry-less multiply: integer multiplication with holes (constant time). Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * Update: 63 operations per 4 blocks (12 carry-less multiplies); one block: 34.
+ * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the one-block update, chained, on the key of the zero AES key and 3 random ones (seed 0xedb1a1c0) against the reference GHASH.
  */
 #ifndef AESGEN_COMMON_GHASH_PORTABLE_X4_H
 #define AESGEN_COMMON_GHASH_PORTABLE_X4_H
@@ -22,7 +22,8 @@
 #include "aesgen_bytes.h"
 #include "aesgen_clmul.h"
 
-/* htable = the twisted powers H^4..H^1 of h = E_K(0) (H^k at 16 * (4 - k)). */
+/* htable = the twisted powers H^4..H^1 of h = E_K(0) (H^k at 16 * (4 - k)),
+ * then their half sums (H^k's at 16 * (2 * 4 - k)). */
 static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
 {
     const uint64_t hkey_lo = aesgen_load_le64(h + 0), hkey_hi = aesgen_load_le64(h + 0 + 8);
@@ -49,6 +50,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t tw_lo = sh_2_lo ^ p_1_lo, tw_hi = sh_2_hi ^ p_1_hi;
     aesgen_store_le64(htable + 48, tw_lo);
     aesgen_store_le64(htable + 48 + 8, tw_hi);
+    const uint64_t xs_lo = tw_hi, xs_hi = tw_lo;
+    const uint64_t xs_1_lo = tw_lo ^ xs_lo, xs_1_hi = tw_hi ^ xs_hi;
+    aesgen_store_le64(htable + 112, xs_1_lo);
+    aesgen_store_le64(htable + 112 + 8, xs_1_hi);
     uint64_t lo_hi;
     const uint64_t lo_lo = aesgen_clmul64(hkey_1_lo, tw_lo, &lo_hi);
     uint64_t hi_hi;
@@ -106,6 +111,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t tw_1_lo = sh_5_lo ^ p_3_lo, tw_1_hi = sh_5_hi ^ p_3_hi;
     aesgen_store_le64(htable + 32, tw_1_lo);
     aesgen_store_le64(htable + 32 + 8, tw_1_hi);
+    const uint64_t xs_2_lo = tw_1_hi, xs_2_hi = tw_1_lo;
+    const uint64_t xs_3_lo = tw_1_lo ^ xs_2_lo, xs_3_hi = tw_1_hi ^ xs_2_hi;
+    aesgen_store_le64(htable + 96, xs_3_lo);
+    aesgen_store_le64(htable + 96 + 8, xs_3_hi);
     uint64_t lo_1_hi;
     const uint64_t lo_1_lo = aesgen_clmul64(r_lo, tw_lo, &lo_1_hi);
     uint64_t hi_1_hi;
@@ -163,6 +172,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t tw_2_lo = sh_8_lo ^ p_5_lo, tw_2_hi = sh_8_hi ^ p_5_hi;
     aesgen_store_le64(htable + 16, tw_2_lo);
     aesgen_store_le64(htable + 16 + 8, tw_2_hi);
+    const uint64_t xs_4_lo = tw_2_hi, xs_4_hi = tw_2_lo;
+    const uint64_t xs_5_lo = tw_2_lo ^ xs_4_lo, xs_5_hi = tw_2_hi ^ xs_4_hi;
+    aesgen_store_le64(htable + 80, xs_5_lo);
+    aesgen_store_le64(htable + 80 + 8, xs_5_hi);
     uint64_t lo_2_hi;
     const uint64_t lo_2_lo = aesgen_clmul64(r_1_lo, tw_lo, &lo_2_hi);
     uint64_t hi_2_hi;
@@ -220,6 +233,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const uint64_t tw_3_lo = sh_11_lo ^ p_7_lo, tw_3_hi = sh_11_hi ^ p_7_hi;
     aesgen_store_le64(htable + 0, tw_3_lo);
     aesgen_store_le64(htable + 0 + 8, tw_3_hi);
+    const uint64_t xs_6_lo = tw_3_hi, xs_6_hi = tw_3_lo;
+    const uint64_t xs_7_lo = tw_3_lo ^ xs_6_lo, xs_7_hi = tw_3_hi ^ xs_6_hi;
+    aesgen_store_le64(htable + 64, xs_7_lo);
+    aesgen_store_le64(htable + 64 + 8, xs_7_hi);
 }
 
 /* y = GHASH over 4 blocks from y, one reduction. */
@@ -231,63 +248,65 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t x_1_lo = aesgen_bswap64(x_hi), x_1_hi = aesgen_bswap64(x_lo);
     const uint64_t x_2_lo = x_1_lo ^ acc_1_lo, x_2_hi = x_1_hi ^ acc_1_hi;
     const uint64_t h4__lo = aesgen_load_le64(htable + 0), h4__hi = aesgen_load_le64(htable + 0 + 8);
+    const uint64_t h4s_lo = aesgen_load_le64(htable + 64);
     uint64_t lo_hi;
     const uint64_t lo_lo = aesgen_clmul64(x_2_lo, h4__lo, &lo_hi);
     uint64_t hi_hi;
     const uint64_t hi_lo = aesgen_clmul64(x_2_hi, h4__hi, &hi_hi);
-    uint64_t m_hi;
-    const uint64_t m_lo = aesgen_clmul64(x_2_hi, h4__lo, &m_hi);
-    uint64_t m_1_hi;
-    const uint64_t m_1_lo = aesgen_clmul64(x_2_lo, h4__hi, &m_1_hi);
-    const uint64_t mi_lo = m_lo ^ m_1_lo, mi_hi = m_hi ^ m_1_hi;
+    const uint64_t xs_lo = x_2_hi;
+    const uint64_t xs_1_lo = x_2_lo ^ xs_lo;
+    uint64_t md_hi;
+    const uint64_t md_lo = aesgen_clmul64(xs_1_lo, h4s_lo, &md_hi);
     const uint64_t x_3_lo = aesgen_load_le64(data + 16), x_3_hi = aesgen_load_le64(data + 16 + 8);
     const uint64_t x_4_lo = aesgen_bswap64(x_3_hi), x_4_hi = aesgen_bswap64(x_3_lo);
     const uint64_t h3__lo = aesgen_load_le64(htable + 16), h3__hi = aesgen_load_le64(htable + 16 + 8);
+    const uint64_t h3s_lo = aesgen_load_le64(htable + 80);
     uint64_t lo_1_hi;
     const uint64_t lo_1_lo = aesgen_clmul64(x_4_lo, h3__lo, &lo_1_hi);
     uint64_t hi_1_hi;
     const uint64_t hi_1_lo = aesgen_clmul64(x_4_hi, h3__hi, &hi_1_hi);
-    uint64_t m_2_hi;
-    const uint64_t m_2_lo = aesgen_clmul64(x_4_hi, h3__lo, &m_2_hi);
-    uint64_t m_3_hi;
-    const uint64_t m_3_lo = aesgen_clmul64(x_4_lo, h3__hi, &m_3_hi);
-    const uint64_t mi_1_lo = m_2_lo ^ m_3_lo, mi_1_hi = m_2_hi ^ m_3_hi;
+    const uint64_t xs_2_lo = x_4_hi;
+    const uint64_t xs_3_lo = x_4_lo ^ xs_2_lo;
+    uint64_t md_1_hi;
+    const uint64_t md_1_lo = aesgen_clmul64(xs_3_lo, h3s_lo, &md_1_hi);
     const uint64_t LO_lo = lo_lo ^ lo_1_lo, LO_hi = lo_hi ^ lo_1_hi;
-    const uint64_t MI_lo = mi_lo ^ mi_1_lo, MI_hi = mi_hi ^ mi_1_hi;
+    const uint64_t MI_lo = md_lo ^ md_1_lo, MI_hi = md_hi ^ md_1_hi;
     const uint64_t HI_lo = hi_lo ^ hi_1_lo, HI_hi = hi_hi ^ hi_1_hi;
     const uint64_t x_5_lo = aesgen_load_le64(data + 32), x_5_hi = aesgen_load_le64(data + 32 + 8);
     const uint64_t x_6_lo = aesgen_bswap64(x_5_hi), x_6_hi = aesgen_bswap64(x_5_lo);
     const uint64_t h2__lo = aesgen_load_le64(htable + 32), h2__hi = aesgen_load_le64(htable + 32 + 8);
+    const uint64_t h2s_lo = aesgen_load_le64(htable + 96);
     uint64_t lo_2_hi;
     const uint64_t lo_2_lo = aesgen_clmul64(x_6_lo, h2__lo, &lo_2_hi);
     uint64_t hi_2_hi;
     const uint64_t hi_2_lo = aesgen_clmul64(x_6_hi, h2__hi, &hi_2_hi);
-    uint64_t m_4_hi;
-    const uint64_t m_4_lo = aesgen_clmul64(x_6_hi, h2__lo, &m_4_hi);
-    uint64_t m_5_hi;
-    const uint64_t m_5_lo = aesgen_clmul64(x_6_lo, h2__hi, &m_5_hi);
-    const uint64_t mi_2_lo = m_4_lo ^ m_5_lo, mi_2_hi = m_4_hi ^ m_5_hi;
+    const uint64_t xs_4_lo = x_6_hi;
+    const uint64_t xs_5_lo = x_6_lo ^ xs_4_lo;
+    uint64_t md_2_hi;
+    const uint64_t md_2_lo = aesgen_clmul64(xs_5_lo, h2s_lo, &md_2_hi);
     const uint64_t LO_1_lo = LO_lo ^ lo_2_lo, LO_1_hi = LO_hi ^ lo_2_hi;
-    const uint64_t MI_1_lo = MI_lo ^ mi_2_lo, MI_1_hi = MI_hi ^ mi_2_hi;
+    const uint64_t MI_1_lo = MI_lo ^ md_2_lo, MI_1_hi = MI_hi ^ md_2_hi;
     const uint64_t HI_1_lo = HI_lo ^ hi_2_lo, HI_1_hi = HI_hi ^ hi_2_hi;
     const uint64_t x_7_lo = aesgen_load_le64(data + 48), x_7_hi = aesgen_load_le64(data + 48 + 8);
     const uint64_t x_8_lo = aesgen_bswap64(x_7_hi), x_8_hi = aesgen_bswap64(x_7_lo);
     const uint64_t h1__lo = aesgen_load_le64(htable + 48), h1__hi = aesgen_load_le64(htable + 48 + 8);
+    const uint64_t h1s_lo = aesgen_load_le64(htable + 112);
     uint64_t lo_3_hi;
     const uint64_t lo_3_lo = aesgen_clmul64(x_8_lo, h1__lo, &lo_3_hi);
     uint64_t hi_3_hi;
     const uint64_t hi_3_lo = aesgen_clmul64(x_8_hi, h1__hi, &hi_3_hi);
-    uint64_t m_6_hi;
-    const uint64_t m_6_lo = aesgen_clmul64(x_8_hi, h1__lo, &m_6_hi);
-    uint64_t m_7_hi;
-    const uint64_t m_7_lo = aesgen_clmul64(x_8_lo, h1__hi, &m_7_hi);
-    const uint64_t mi_3_lo = m_6_lo ^ m_7_lo, mi_3_hi = m_6_hi ^ m_7_hi;
+    const uint64_t xs_6_lo = x_8_hi;
+    const uint64_t xs_7_lo = x_8_lo ^ xs_6_lo;
+    uint64_t md_3_hi;
+    const uint64_t md_3_lo = aesgen_clmul64(xs_7_lo, h1s_lo, &md_3_hi);
     const uint64_t LO_2_lo = LO_1_lo ^ lo_3_lo, LO_2_hi = LO_1_hi ^ lo_3_hi;
-    const uint64_t MI_2_lo = MI_1_lo ^ mi_3_lo, MI_2_hi = MI_1_hi ^ mi_3_hi;
+    const uint64_t MI_2_lo = MI_1_lo ^ md_3_lo, MI_2_hi = MI_1_hi ^ md_3_hi;
     const uint64_t HI_2_lo = HI_1_lo ^ hi_3_lo, HI_2_hi = HI_1_hi ^ hi_3_hi;
-    const uint64_t t_lo = UINT64_C(0), t_hi = MI_2_lo;
+    const uint64_t MI_3_lo = MI_2_lo ^ LO_2_lo, MI_3_hi = MI_2_hi ^ LO_2_hi;
+    const uint64_t MI_4_lo = MI_3_lo ^ HI_2_lo, MI_4_hi = MI_3_hi ^ HI_2_hi;
+    const uint64_t t_lo = UINT64_C(0), t_hi = MI_4_lo;
     const uint64_t t_1_lo = LO_2_lo ^ t_lo, t_1_hi = LO_2_hi ^ t_hi;
-    const uint64_t u_lo = MI_2_hi, u_hi = UINT64_C(0);
+    const uint64_t u_lo = MI_4_hi, u_hi = UINT64_C(0);
     const uint64_t u_1_lo = HI_2_lo ^ u_lo, u_1_hi = HI_2_hi ^ u_hi;
     const uint64_t f_lo = t_1_lo << 63;
     const uint64_t f_1_lo = t_1_lo << 62;

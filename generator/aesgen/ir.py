@@ -50,11 +50,12 @@ OPCODES = {
     "blocks": (3, True),    # blocks a, b, parity: a's even (parity 0) or odd 128-bit blocks,
                             # then b's: vperm2i128 0x20/0x31, vshufi32x4 0x88/0xdd
     "bswap": (1, True),     # bswap a: each 128-bit block's bytes in reverse order (64-bit lanes)
+    "swap64": (1, True),    # swap64 a: each 128-bit block's 64-bit halves exchanged: pshufd 0x4e, ext
     "clmul": (3, True),     # clmul a, b, sel: in each 128-bit block, the carry-less product of
                             # a's 64-bit half (sel & 1) and b's (sel >> 4 & 1): pclmulqdq, pmull
 }
 
-SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks", "bswap"})
+SHUFFLE_OPS = frozenset({"unpacklo", "unpackhi", "blocks", "bswap", "swap64"})
 VECTOR_OPS = SHUFFLE_OPS | {"vld", "vst", "vld128", "vst128", "clmul"}
 ALU_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary", "ror", "shl", "shr", "clmul"}) | SHUFFLE_OPS
 LOGIC_OPS = frozenset({"xor", "and", "or", "andn", "not", "ternary"})
@@ -199,7 +200,7 @@ def _check_shape(op: Op, program: Program) -> str | None:
         return None
     if vbits % 128:
         return "shuffles need vectors of whole 128-bit blocks"
-    if op.code in ("clmul", "bswap"):
+    if op.code in ("clmul", "bswap", "swap64"):
         if program.bits != 64:
             return f"{op.code} works on 64-bit lanes"
         if op.code == "clmul" and op.args[2] not in (0x00, 0x01, 0x10, 0x11):
@@ -321,6 +322,9 @@ class Builder:
 
     def bswap(self, a, hint="t"):
         return self._emit("bswap", (a,), hint)
+
+    def swap64(self, a, hint="t"):
+        return self._emit("swap64", (a,), hint)
 
     def clmul(self, a, b, sel, hint="t"):
         return self._emit("clmul", (a, b, sel), hint)

@@ -86,6 +86,9 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
         elif c == "bswap":
             r = _join([int.from_bytes(b.to_bytes(16, "little"), "big")
                        for b in _pieces(val(a[0]), 128, bits * lanes // 128)], 128)
+        elif c == "swap64":
+            r = _join([(b >> 64) | (b & ((1 << 64) - 1)) << 64 for b in _pieces(val(a[0]), 128, bits * lanes // 128)],
+                      128)
         elif c == "clmul":
             r = _clmul_blocks(val(a[0]), val(a[1]), a[2], bits * lanes)
         elif c == "st":

@@ -1,23 +1,28 @@
 """GHASH as programs: the set-up and update programs against the reference GHASH for
-every aggregation factor, the model's carry-less multiply and byte swap against their
-definitions, a wrong reduction constant caught, and the portable printer leaving out
+every aggregation factor, multiply (schoolbook, Karatsuba) and reduction (shifts,
+carry-less multiplies), the model's carry-less multiply, byte and half swaps against their
+definitions, wrong reduction constants caught, and the portable printer leaving out
 exactly the lanes nothing reads."""
 
 import random
+import tempfile
 import unittest
+from pathlib import Path
 
-from aesgen import reference_gcm
+from aesgen import pipeline, reference_gcm
 from aesgen.algorithm import ghash
+from aesgen.emit import EMITTERS
 from aesgen.emit.c_ghash import _live_lanes, pair_statements
+from aesgen.targets import TargetError, load_target
 from aesgen.ir import Memory, Op, Program
 from aesgen.model import clmul64, execute
 
 
-def run_ghash(n, h, y, data, update=None):
-    table = {"h": bytearray(h), "htable": bytearray(16 * n)}
-    execute(ghash.setkey(n), table)
+def run_ghash(n, h, y, data, update=None, multiply="schoolbook", reduction="shifts"):
+    table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, multiply))}
+    execute(ghash.setkey(n, multiply=multiply, reduction=reduction), table)
     state = {"y": bytearray(y), "data": bytearray(data), "htable": table["htable"]}
-    execute(update or ghash.update(n), state)
+    execute(update or ghash.update(n, multiply=multiply, reduction=reduction), state)
     return bytes(state["y"])
 
 
@@ -42,6 +47,47 @@ class Programs(unittest.TestCase):
         with self.assertRaises(ValueError):
             ghash.update(6, 4)
 
+    def test_every_multiply_and_reduction_matches_the_reference(self):
+        rng = random.Random(13)
+        for multiply in ghash.MULTIPLIES:
+            for reduction in ghash.REDUCTIONS:
+                for n, width in ((1, 1), (3, 1), (8, 1), (16, 2), (16, 4)):
+                    prog = ghash.update(n, width, multiply=multiply, reduction=reduction)
+                    per_block = 3 if multiply == "karatsuba" else 4
+                    self.assertEqual(prog.count("clmul"), per_block * n // width + 2 * (reduction == "clmul"))
+                    h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * n)
+                    self.assertEqual(run_ghash(n, h, y, data, prog, multiply, reduction),
+                                     reference_gcm.ghash(h, data, y), (multiply, reduction, n, width))
+
+    def test_karatsuba_table_holds_the_half_sums_after_the_powers(self):
+        rng = random.Random(14)
+        h = rng.randbytes(16)
+        plain = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(4))}
+        kara = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(4, "karatsuba"))}
+        execute(ghash.setkey(4), plain)
+        execute(ghash.setkey(4, multiply="karatsuba", reduction="clmul"), kara)
+        self.assertEqual(len(kara["htable"]), 128)
+        self.assertEqual(kara["htable"][:64], plain["htable"])
+        for k in range(4):
+            lo, hi = plain["htable"][16 * k:16 * k + 8], plain["htable"][16 * k + 8:16 * k + 16]
+            half = bytes(a ^ b for a, b in zip(lo, hi))
+            self.assertEqual(bytes(kara["htable"][64 + 16 * k:80 + 16 * k]), half + half)
+
+    def test_unknown_choices_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "multiply 'toom'"):
+            ghash.update(4, multiply="toom")
+        with self.assertRaisesRegex(ValueError, "reduction 'barrett'"):
+            ghash.setkey(4, reduction="barrett")
+
+    def test_a_wrong_reduction_multiplier_is_caught(self):
+        prog = ghash.update(4, reduction="clmul")
+        k = next(i for i, op in enumerate(prog.ops) if op.code == "clmul" and op.args[2] == 0x10
+                 and op.args[1].startswith("poly"))
+        prog.ops[k] = Op("clmul", prog.ops[k].dst, (prog.ops[k].args[0], prog.ops[k].args[1], 0x00))
+        rng = random.Random(3)
+        h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(64)
+        self.assertNotEqual(run_ghash(4, h, y, data, prog, reduction="clmul"), reference_gcm.ghash(h, data, y))
+
     def test_one_block_loads_and_stores_on_wide_vectors(self):
         prog = Program("p", 64, (Memory("y", "bytes", 16, True), Memory("m", "bytes", 32, True)), lanes=4)
         prog.ops += [Op("vld128", "a", ("y", 0)), Op("vld", "b", ("m", 0)), Op("xor", "c", ("a", "b")),
@@ -60,6 +106,14 @@ class Programs(unittest.TestCase):
         h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(64)
         self.assertNotEqual(run_ghash(4, h, y, data, prog), reference_gcm.ghash(h, data, y))
 
+    def test_swap64_in_the_model(self):
+        prog = Program("p", 64, (Memory("m", "bytes", 32, True),), lanes=4)
+        prog.ops += [Op("vld", "a", ("m", 0)), Op("swap64", "b", ("a",)), Op("vst", None, ("m", 0, "b"))]
+        a = random.Random(8).randbytes(32)
+        mem = {"m": bytearray(a)}
+        execute(prog, mem)
+        self.assertEqual(bytes(mem["m"]), a[8:16] + a[:8] + a[24:] + a[16:24])
+
     def test_clmul_and_bswap_in_the_model(self):
         self.assertEqual(clmul64(0b11, 0b11), 0b101)
         self.assertEqual(clmul64((1 << 64) - 1, 2), ((1 << 64) - 1) << 1)
@@ -73,6 +127,41 @@ class Programs(unittest.TestCase):
         want = clmul64(int.from_bytes(a[:8], "little"), int.from_bytes(b[8:], "little"))
         self.assertEqual(bytes(mem["m"][:16]), want.to_bytes(16, "little"))
         self.assertEqual(bytes(mem["m"][16:]), a[::-1])
+
+
+class Choices(unittest.TestCase):
+    """multiply and reduction in a target: the ISA's default when absent, every listed
+    combination a variant named by what differs from the default, the first preferred."""
+
+    def load(self, name, extra):
+        text = (pipeline.ROOT / "generator" / "targets" / f"{name}.toml").read_text(encoding="utf-8")
+        text = text.replace("[variants]\n", "[variants]\n" + extra, 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / f"{name}.toml"
+            path.write_text(text, encoding="utf-8")
+            return load_target(path, None, EMITTERS)
+
+    def test_defaults_and_names(self):
+        emitter = EMITTERS["c_ghash"]
+        shipped = emitter.variants(self.load("ghash-x86_64-pclmul", ""))
+        self.assertEqual([(v.name, v.param("multiply"), v.param("reduction")) for v in shipped],
+                         [("ghash__x86_64_pclmul_x8", "karatsuba", "clmul")])
+        portable = emitter.variants(self.load("ghash-portable", ""))
+        self.assertEqual([(v.param("multiply"), v.param("reduction")) for v in portable], [("karatsuba", "shifts")])
+        listed = emitter.variants(self.load("ghash-x86_64-pclmul", 'multiply = ["schoolbook", "karatsuba"]\n'
+                                            'reduction = ["shifts", "clmul"]\n'))
+        self.assertEqual([v.name for v in listed], [
+            "ghash__x86_64_pclmul_x8_schoolbook_shifts", "ghash__x86_64_pclmul_x8_schoolbook",
+            "ghash__x86_64_pclmul_x8_shifts", "ghash__x86_64_pclmul_x8"])
+        self.assertEqual([v.rank for v in listed], [300, 301, 302, 303])
+        for v in listed:     # each one model-checked as generate does
+            self.assertIn("against the reference GHASH", emitter.verify(emitter.build(v)))
+
+    def test_an_unknown_choice_names_the_field(self):
+        with self.assertRaisesRegex(TargetError, r"ghash-x86_64-pclmul.toml.*variants.multiply.*'toom'"):
+            self.load("ghash-x86_64-pclmul", 'multiply = ["toom"]\n')
+        with self.assertRaisesRegex(TargetError, r"variants.reduction.*lists a value twice"):
+            self.load("ghash-portable", 'reduction = ["clmul", "clmul"]\n')
 
 
 class PortablePrinter(unittest.TestCase):

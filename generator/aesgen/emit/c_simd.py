@@ -59,7 +59,7 @@ class Isa:
         return {"xor": f"{p}_xor_{si}", "and": f"{p}_and_{si}", "or": f"{p}_or_{si}",
                 "andnot": f"{p}_andnot_{si}", "slli": f"{p}_slli_epi{lane}", "srli": f"{p}_srli_epi{lane}",
                 "ror": f"{p}_ror_epi{lane}", "set1": f"{p}_set1_epi{lane}{x}",
-                "shuffle": f"{p}_shuffle_epi8", "setr8": f"{p}_setr_epi8",
+                "shuffle": f"{p}_shuffle_epi8", "shuffle32": f"{p}_shuffle_epi32", "setr8": f"{p}_setr_epi8",
                 "ternary": f"{p}_ternarylogic_epi{lane}"}[what]
 
     def expr(self, code: str, args: list, lane: int, const) -> str:
@@ -162,6 +162,14 @@ class Isa:
         mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
         return f"{self._x86('shuffle', lane)}({a}, {mask})"
 
+    def swap64(self, a: str, lane: int) -> str:
+        """Each 128-bit block's 64-bit halves exchanged (pshufd 0x4e; AArch64 ext)."""
+        if self.aarch64 and lane == 64:
+            return f"vextq_u64({a}, {a}, 1)"
+        if self.name.startswith("neon"):
+            raise ValueError(f"no {self.name} spelling for swap64 on {lane}-bit lanes")
+        return f"{self._x86('shuffle32', lane)}({a}, 0x4e)"
+
     def clmul(self, a: str, b: str, sel: int) -> str:
         """pclmulqdq (vpclmulqdq on wider vectors); AArch64 pmull, pmull2 for both high
         halves."""
@@ -249,6 +257,8 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
             rhs = isa.load128(f"{c.c_name(a[0])} + {a[1]}", lane)
         elif code == "bswap":
             rhs = isa.bswap(opnd(a[0]), lane, const)
+        elif code == "swap64":
+            rhs = isa.swap64(opnd(a[0]), lane)
         elif code == "clmul":
             rhs = isa.clmul(opnd(a[0]), opnd(a[1]), a[2])
         elif code in SHUFFLE_OPS:

@@ -624,6 +624,9 @@ extern const aesgen_ghash_variant aesgen_ghash__x86_64_pclmul_x8;
 #if defined(__x86_64__)
 extern const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul256_x16;
 #endif
+#if defined(__x86_64__)
+extern const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul512_x16;
+#endif
 
 const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
 #if defined(__aarch64__)
@@ -638,6 +641,9 @@ const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
 #endif
 #if defined(__x86_64__)
     &aesgen_ghash__x86_64_vpclmul256_x16,
+#endif
+#if defined(__x86_64__)
+    &aesgen_ghash__x86_64_vpclmul512_x16,
 #endif
     NULL /* so that the list is never empty; not counted */
 };

@@ -19,6 +19,7 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_aarch64_x8.h
     common/ghash_portable_x4.h
     common/ghash_x86_64_256_x16.h
+    common/ghash_x86_64_512_x16.h
     common/ghash_x86_64_x8.h
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
@@ -184,6 +185,7 @@ set(AESGEN_GENERATED_SOURCES
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
     ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c
+    ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x16.c
 )
 
 # The AES variants (one per key size and direction), then the GHASH ones.
@@ -307,6 +309,7 @@ set(AESGEN_GHASH_VARIANTS
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
     ghash__x86_64_vpclmul256_x16
+    ghash__x86_64_vpclmul512_x16
 )
 
 set(AESGEN_BACKENDS
@@ -560,6 +563,8 @@ set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")
 set(AESGEN_BACKEND_OF_ghash__x86_64_pclmul_x8 ghash-pclmul)
 set(AESGEN_FEATURES_ghash__x86_64_vpclmul256_x16 "avx;avx2;pclmul;vpclmulqdq")
 set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul256_x16 ghash-vpclmul256)
+set(AESGEN_FEATURES_ghash__x86_64_vpclmul512_x16 "avx;avx2;avx512f;avx512bw;pclmul;vpclmulqdq")
+set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul512_x16 ghash-vpclmul512)
 
 # The backends whose sources compile to code for this processor (the others' files are
 # empty here), and the options their assembly sources need.

@@ -6,8 +6,8 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
  * GHASH, 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba); karatsuba products, reduction by shifts; carry-less multiply: integer multiplication with holes (constant time). Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
- * Update: 63 operations per 4 blocks (12 carry-less multiplies); one block: 34.
- * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the one-block update, chained, on the key of the zero AES key and 3 random ones (seed 0xedb1a1c0) against the reference GHASH.
+ * Update: 63 operations per 4 blocks (12 carry-less multiplies); a tail of k < 4 blocks: 8 for the first, 9 for each further one, 28 to reduce.
+ * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0xedb1a1c0) against the reference GHASH.
  */
 #ifndef AESGEN_COMMON_GHASH_PORTABLE_X4_H
 #define AESGEN_COMMON_GHASH_PORTABLE_X4_H
@@ -334,28 +334,74 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     aesgen_store_le64(y + 0 + 8, out_hi);
 }
 
-/* y = GHASH over one block from y (htable: H^1). */
-static GHASH_ISA void ghash_block(uint8_t *y, const uint8_t *data, const uint8_t *htable)
+/* The tail of fewer than 4 blocks, one reduction: sums = (y ^ block) * power
+ * (LO, MI, HI unreduced), then sums += block * power per further block, then reduce. */
+static GHASH_ISA void ghash_tail_first(uint8_t *sums, const uint8_t *y, const uint8_t *data,
+                                       const uint8_t *power, const uint8_t *half)
 {
-    const uint64_t acc_lo = aesgen_load_le64(y + 0), acc_hi = aesgen_load_le64(y + 0 + 8);
-    const uint64_t acc_1_lo = aesgen_bswap64(acc_hi), acc_1_hi = aesgen_bswap64(acc_lo);
     const uint64_t x_lo = aesgen_load_le64(data + 0), x_hi = aesgen_load_le64(data + 0 + 8);
     const uint64_t x_1_lo = aesgen_bswap64(x_hi), x_1_hi = aesgen_bswap64(x_lo);
+    const uint64_t acc_lo = aesgen_load_le64(y + 0), acc_hi = aesgen_load_le64(y + 0 + 8);
+    const uint64_t acc_1_lo = aesgen_bswap64(acc_hi), acc_1_hi = aesgen_bswap64(acc_lo);
     const uint64_t x_2_lo = x_1_lo ^ acc_1_lo, x_2_hi = x_1_hi ^ acc_1_hi;
-    const uint64_t h1__lo = aesgen_load_le64(htable + 0), h1__hi = aesgen_load_le64(htable + 0 + 8);
+    const uint64_t h_lo = aesgen_load_le64(power + 0), h_hi = aesgen_load_le64(power + 0 + 8);
+    const uint64_t hs_lo = aesgen_load_le64(half + 0);
     uint64_t lo_hi;
-    const uint64_t lo_lo = aesgen_clmul64(x_2_lo, h1__lo, &lo_hi);
+    const uint64_t lo_lo = aesgen_clmul64(x_2_lo, h_lo, &lo_hi);
     uint64_t hi_hi;
-    const uint64_t hi_lo = aesgen_clmul64(x_2_hi, h1__hi, &hi_hi);
-    uint64_t m_hi;
-    const uint64_t m_lo = aesgen_clmul64(x_2_hi, h1__lo, &m_hi);
-    uint64_t m_1_hi;
-    const uint64_t m_1_lo = aesgen_clmul64(x_2_lo, h1__hi, &m_1_hi);
-    const uint64_t mi_lo = m_lo ^ m_1_lo, mi_hi = m_hi ^ m_1_hi;
-    const uint64_t t_lo = UINT64_C(0), t_hi = mi_lo;
-    const uint64_t t_1_lo = lo_lo ^ t_lo, t_1_hi = lo_hi ^ t_hi;
-    const uint64_t u_lo = mi_hi, u_hi = UINT64_C(0);
-    const uint64_t u_1_lo = hi_lo ^ u_lo, u_1_hi = hi_hi ^ u_hi;
+    const uint64_t hi_lo = aesgen_clmul64(x_2_hi, h_hi, &hi_hi);
+    const uint64_t xs_lo = x_2_hi;
+    const uint64_t xs_1_lo = x_2_lo ^ xs_lo;
+    uint64_t md_hi;
+    const uint64_t md_lo = aesgen_clmul64(xs_1_lo, hs_lo, &md_hi);
+    aesgen_store_le64(sums + 0, lo_lo);
+    aesgen_store_le64(sums + 0 + 8, lo_hi);
+    aesgen_store_le64(sums + 16, md_lo);
+    aesgen_store_le64(sums + 16 + 8, md_hi);
+    aesgen_store_le64(sums + 32, hi_lo);
+    aesgen_store_le64(sums + 32 + 8, hi_hi);
+}
+
+static GHASH_ISA void ghash_tail_next(uint8_t *sums, const uint8_t *data,
+                                      const uint8_t *power, const uint8_t *half)
+{
+    const uint64_t x_lo = aesgen_load_le64(data + 0), x_hi = aesgen_load_le64(data + 0 + 8);
+    const uint64_t x_1_lo = aesgen_bswap64(x_hi), x_1_hi = aesgen_bswap64(x_lo);
+    const uint64_t h_lo = aesgen_load_le64(power + 0), h_hi = aesgen_load_le64(power + 0 + 8);
+    const uint64_t hs_lo = aesgen_load_le64(half + 0);
+    uint64_t lo_hi;
+    const uint64_t lo_lo = aesgen_clmul64(x_1_lo, h_lo, &lo_hi);
+    uint64_t hi_hi;
+    const uint64_t hi_lo = aesgen_clmul64(x_1_hi, h_hi, &hi_hi);
+    const uint64_t xs_lo = x_1_hi;
+    const uint64_t xs_1_lo = x_1_lo ^ xs_lo;
+    uint64_t md_hi;
+    const uint64_t md_lo = aesgen_clmul64(xs_1_lo, hs_lo, &md_hi);
+    const uint64_t LO_lo = aesgen_load_le64(sums + 0), LO_hi = aesgen_load_le64(sums + 0 + 8);
+    const uint64_t LO_1_lo = LO_lo ^ lo_lo, LO_1_hi = LO_hi ^ lo_hi;
+    aesgen_store_le64(sums + 0, LO_1_lo);
+    aesgen_store_le64(sums + 0 + 8, LO_1_hi);
+    const uint64_t MI_lo = aesgen_load_le64(sums + 16), MI_hi = aesgen_load_le64(sums + 16 + 8);
+    const uint64_t MI_1_lo = MI_lo ^ md_lo, MI_1_hi = MI_hi ^ md_hi;
+    aesgen_store_le64(sums + 16, MI_1_lo);
+    aesgen_store_le64(sums + 16 + 8, MI_1_hi);
+    const uint64_t HI_lo = aesgen_load_le64(sums + 32), HI_hi = aesgen_load_le64(sums + 32 + 8);
+    const uint64_t HI_1_lo = HI_lo ^ hi_lo, HI_1_hi = HI_hi ^ hi_hi;
+    aesgen_store_le64(sums + 32, HI_1_lo);
+    aesgen_store_le64(sums + 32 + 8, HI_1_hi);
+}
+
+static GHASH_ISA void ghash_tail_reduce(uint8_t *y, const uint8_t *sums)
+{
+    const uint64_t LO_lo = aesgen_load_le64(sums + 0), LO_hi = aesgen_load_le64(sums + 0 + 8);
+    const uint64_t MI_lo = aesgen_load_le64(sums + 16), MI_hi = aesgen_load_le64(sums + 16 + 8);
+    const uint64_t HI_lo = aesgen_load_le64(sums + 32), HI_hi = aesgen_load_le64(sums + 32 + 8);
+    const uint64_t MI_1_lo = MI_lo ^ LO_lo, MI_1_hi = MI_hi ^ LO_hi;
+    const uint64_t MI_2_lo = MI_1_lo ^ HI_lo, MI_2_hi = MI_1_hi ^ HI_hi;
+    const uint64_t t_lo = UINT64_C(0), t_hi = MI_2_lo;
+    const uint64_t t_1_lo = LO_lo ^ t_lo, t_1_hi = LO_hi ^ t_hi;
+    const uint64_t u_lo = MI_2_hi, u_hi = UINT64_C(0);
+    const uint64_t u_1_lo = HI_lo ^ u_lo, u_1_hi = HI_hi ^ u_hi;
     const uint64_t f_lo = t_1_lo << 63;
     const uint64_t f_1_lo = t_1_lo << 62;
     const uint64_t f_2_lo = f_lo ^ f_1_lo;
@@ -380,5 +426,17 @@ static GHASH_ISA void ghash_block(uint8_t *y, const uint8_t *data, const uint8_t
     const uint64_t out_lo = aesgen_bswap64(r_hi), out_hi = aesgen_bswap64(r_lo);
     aesgen_store_le64(y + 0, out_lo);
     aesgen_store_le64(y + 0 + 8, out_hi);
+}
+
+/* y = GHASH over k (1..3) blocks from y: block i times H^(k-i), the table's
+ * entry 4 - k + i (its half sum 4 entries further on). */
+static GHASH_ISA void ghash_tail(uint8_t *y, const uint8_t *data, size_t k, const uint8_t *htable)
+{
+    uint8_t sums[48];
+    const uint8_t *power = htable + 16 * (4 - k);
+    ghash_tail_first(sums, y, data, power, power + 64);
+    for (size_t i = 1; i < k; i++)
+        ghash_tail_next(sums, data + 16 * i, power + 16 * i, power + 64 + 16 * i);
+    ghash_tail_reduce(y, sums);
 }
 #endif

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter ghash__portable_x4
  *
  * GHASH, 4 blocks per reduction (karatsuba products, reduction by shifts), for GCM: the functions are in common/ghash_portable_x4.h, compiled here as plain C.
- * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the one-block update, chained, on the key of the zero AES key and 3 random ones (seed 0x1a666c80) against the reference GHASH.
+ * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x1a666c80) against the reference GHASH.
  */
 
 #include <stddef.h>
@@ -34,8 +34,8 @@ static GHASH_ISA void ghash__portable_x4_update(const void *htable_, uint8_t y[1
     memcpy(acc, y, 16);
     for (; nblocks >= 4; nblocks -= 4, data += 64)
         ghash_blocks(acc, data, htable);
-    for (; nblocks != 0; nblocks--, data += 16) /* H^1 is the powers' last entry */
-        ghash_block(acc, data, htable + 48);
+    if (nblocks != 0)
+        ghash_tail(acc, data, nblocks, htable);
     memcpy(y, acc, 16);
 }
 

@@ -100,23 +100,6 @@ static inline uint64_t aesgen_load_be64(const uint8_t *p)
 #endif
 }
 
-/* counter += n as a 128-bit big-endian integer, wrapping at 2^128; no branch
- * on the counter's value. */
-static inline void aesgen_ctr_add(uint8_t counter[16], uint64_t n)
-{
-    unsigned carry = 0;
-    for (int i = 15; i >= 0; i--) {
-        const unsigned sum = counter[i] + (unsigned)(n & 0xff) + carry;
-        counter[i] = (uint8_t)sum;
-        carry = sum >> 8;
-        n >>= 8;
-    }
-}
-
-static inline void aesgen_ctr_increment(uint8_t counter[16])
-{
-    aesgen_ctr_add(counter, 1);
-}
 
 static inline void aesgen_store_be64(uint8_t *p, uint64_t v)
 {
@@ -127,6 +110,22 @@ static inline void aesgen_store_be64(uint8_t *p, uint64_t v)
     for (int i = 7; i >= 0; i--, v >>= 8)
         p[i] = (uint8_t)v;
 #endif
+}
+
+/* counter += n as a 128-bit big-endian integer, wrapping at 2^128; the carry into
+ * the high half is computed, not branched on or compared. */
+static inline void aesgen_ctr_add(uint8_t counter[16], uint64_t n)
+{
+    const uint64_t hi = aesgen_load_be64(counter), lo = aesgen_load_be64(counter + 8);
+    const uint64_t l = lo + n;
+    const uint64_t carry = ((lo & n) | ((lo | n) & ~l)) >> 63;
+    aesgen_store_be64(counter, hi + carry);
+    aesgen_store_be64(counter + 8, l);
+}
+
+static inline void aesgen_ctr_increment(uint8_t counter[16])
+{
+    aesgen_ctr_add(counter, 1);
 }
 
 /* The count blocks counter, counter + 1, ... (128-bit big-endian, wrapping at

@@ -12,7 +12,7 @@ from pathlib import Path
 from aesgen import pipeline, reference_gcm
 from aesgen.algorithm import ghash
 from aesgen.emit import EMITTERS
-from aesgen.emit.c_ghash import _live_lanes, pair_statements
+from aesgen.emit.c_ghash import Method, _live_lanes, pair_statements, programs, run_tail
 from aesgen.targets import TargetError, load_target
 from aesgen.ir import Memory, Op, Program
 from aesgen.model import clmul64, execute
@@ -87,6 +87,36 @@ class Programs(unittest.TestCase):
         rng = random.Random(3)
         h, y, data = rng.randbytes(16), rng.randbytes(16), rng.randbytes(64)
         self.assertNotEqual(run_ghash(4, h, y, data, prog, reduction="clmul"), reference_gcm.ghash(h, data, y))
+
+    def test_tails_of_every_length_match_the_reference(self):
+        # the C loop over the tail programs, as run_tail models it: k < N blocks, one reduction
+        rng = random.Random(15)
+        for multiply in ghash.MULTIPLIES:
+            for reduction in ghash.REDUCTIONS:
+                progs = programs(Method(8, 1, multiply, reduction))
+                self.assertEqual(progs.tail[2].count("clmul"), 2 * (reduction == "clmul"))
+                h = rng.randbytes(16)
+                table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(8, multiply))}
+                execute(progs.setkey, table)
+                for k in range(1, 8):
+                    y0, data = rng.randbytes(16), rng.randbytes(16 * k)
+                    y = bytearray(y0)
+                    run_tail(progs, table["htable"], y, data)
+                    self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0), (multiply, reduction, k))
+        self.assertIsNone(programs(Method(1)).tail)
+
+    def test_a_tail_with_the_wrong_powers_is_caught(self):
+        # the powers one entry off (H^(k-i+1)): the model check must refuse it
+        progs = programs(Method(4, 1, "karatsuba", "clmul"))
+        rng = random.Random(16)
+        h = rng.randbytes(16)
+        table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(4, "karatsuba"))}
+        execute(progs.setkey, table)
+        shifted = bytearray(table["htable"][16:64]) + bytearray(16) + bytearray(table["htable"][80:]) + bytearray(16)
+        y0, data = rng.randbytes(16), rng.randbytes(32)
+        y = bytearray(y0)
+        run_tail(progs, shifted, y, data)
+        self.assertNotEqual(bytes(y), reference_gcm.ghash(h, data, y0))
 
     def test_one_block_loads_and_stores_on_wide_vectors(self):
         prog = Program("p", 64, (Memory("y", "bytes", 16, True), Memory("m", "bytes", 32, True)), lanes=4)

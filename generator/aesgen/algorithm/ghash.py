@@ -148,6 +148,44 @@ def update(blocks: int, width: int = 1, name: str | None = None, multiply: str =
     return prog
 
 
+def tail(multiply: str = "schoolbook", reduction: str = "shifts") -> tuple[Program, Program, Program]:
+    """Fewer than N blocks with one reduction, for the caller's loop over them: `first`
+    (y XOR the first block, times its power) and `next` (each further block times its
+    power) sum the products unreduced into `sums` (LO, MI or MD, HI: 48 bytes), and
+    `reduce` reduces them into y. The caller passes each block's power H^(k-i) and, for
+    Karatsuba, its half sum (`power`, `half`: 16 bytes each, from setkey's table)."""
+    _check_choices(multiply, reduction)
+    kara = multiply == "karatsuba"
+    mems = (Memory("sums", "bytes", 48, True), Memory("data", "bytes", 16, False),
+            Memory("power", "bytes", 16, False)) + ((Memory("half", "bytes", 16, False),) if kara else ())
+
+    def product(bld: Builder, x: str) -> tuple[str, str, str]:
+        h = bld.vld("power", 0, hint="h")
+        return _karatsuba(bld, x, h, bld.vld("half", 0, hint="hs")) if kara else _product(bld, x, h)
+
+    first = Program("ghash_tail_first", LANE, (Memory("y", "bytes", 16, False),) + mems, lanes=2)
+    bld = Builder(first)
+    x = bld.xor(bld.bswap(bld.vld("data", 0, hint="x"), hint="x"), bld.bswap(bld.vld("y", 0, hint="acc"), hint="acc"),
+                hint="x")
+    for i, part in enumerate(product(bld, x)):
+        bld.vst("sums", 16 * i, part)
+
+    more = Program("ghash_tail_next", LANE, mems, lanes=2)
+    bld = Builder(more)
+    part = product(bld, bld.bswap(bld.vld("data", 0, hint="x"), hint="x"))
+    for i, (p, n) in enumerate(zip(part, ("LO", "MI", "HI"))):
+        bld.vst("sums", 16 * i, bld.xor(bld.vld("sums", 16 * i, hint=n), p, hint=n))
+
+    red = Program("ghash_tail_reduce", LANE, (Memory("y", "bytes", 16, True), Memory("sums", "bytes", 48, False)),
+                  lanes=2)
+    bld = Builder(red)
+    lo, mi, hi = (bld.vld("sums", 16 * i, hint=n) for i, n in enumerate(("LO", "MI", "HI")))
+    if kara:
+        mi = bld.xor(bld.xor(mi, lo, hint="MI"), hi, hint="MI")
+    bld.vst("y", 0, bld.bswap(_reduce(bld, lo, mi, hi, reduction), hint="out"))
+    return first, more, red
+
+
 def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", reduction: str = "shifts") -> Program:
     """htable = the twisted powers H^powers..H^1 of the hash key H, H^k at 16 * (powers - k),
     and for Karatsuba each power's half sum (in both words) 16 * powers further on

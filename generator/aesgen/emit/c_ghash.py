@@ -8,6 +8,7 @@ lane pair (or two per ymm vector for the wide update); an ISA prints them:
     pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
     avx_pclmul the same, VEX-encoded (three-operand: no register copies)
     vpclmul256 VPCLMULQDQ on ymm, two blocks per vector (the N-block update only)
+    vpclmul512 VPCLMULQDQ on zmm, four blocks per vector (the N-block update only)
     neon_pmull AArch64 intrinsics (PMULL, PMULL2), `target("+crypto")`
     portable   every lane pair as two uint64_t, the carry-less multiply by integer
                multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
@@ -46,6 +47,10 @@ ISAS = {
     # VPCLMULQDQ on ymm: two blocks per vector; the set-up and one-block tail on xmm (VEX)
     "vpclmul256": Isa("vpclmul256", 256, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx2,pclmul,vpclmulqdq")))', ("avx", "avx2", "pclmul", "vpclmulqdq")),
+    # VPCLMULQDQ on zmm: four blocks per vector (AVX-512BW for the byte shuffle)
+    "vpclmul512": Isa("vpclmul512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
+                      '__attribute__((target("avx512f,avx512bw,pclmul,vpclmulqdq")))',
+                      ("avx", "avx2", "avx512f", "avx512bw", "pclmul", "vpclmulqdq")),
     "neon_pmull": Isa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
                       '__attribute__((target("+crypto")))', ("arm_pmull",)),
 }
@@ -180,11 +185,11 @@ def method_suffix(isa: Isa | None, m: Method) -> str:
 
 @dataclass(frozen=True)
 class Programs:
-    """The three GHASH programs of one method."""
+    """The GHASH programs of one method."""
     method: Method
     setkey: Program
     update: Program          # N blocks, `width` per vector
-    update1: Program         # one block, schoolbook (it uses the table's H^1 entry only)
+    tail: tuple[Program, Program, Program] | None   # k < N blocks (ghash.tail); None when N = 1
 
     @property
     def blocks(self) -> int:
@@ -198,7 +203,25 @@ class Programs:
 def programs(m: Method) -> Programs:
     return Programs(m, ghash.setkey(m.blocks, multiply=m.multiply, reduction=m.reduction),
                     ghash.update(m.blocks, m.width, multiply=m.multiply, reduction=m.reduction),
-                    ghash.update(1, reduction=m.reduction))
+                    ghash.tail(m.multiply, m.reduction) if m.blocks > 1 else None)
+
+
+def run_tail(progs: Programs, htable: bytearray, y: bytearray, data: bytes) -> None:
+    """y = GHASH over k < N blocks from y, as the body's ghash_tail loop runs the three
+    tail programs: block i with H^(k-i) (table entry N - k + i) and, for Karatsuba, its
+    half sum 16 * N further on."""
+    n, k = progs.blocks, len(data) // 16
+    first, more, reduce = progs.tail
+    sums = bytearray(48)
+    for i in range(k):
+        at = 16 * (n - k + i)
+        mem = {"sums": sums, "data": bytearray(data[16 * i:16 * i + 16]), "power": htable[at:at + 16]}
+        if progs.method.multiply == "karatsuba":
+            mem["half"] = htable[16 * n + at:16 * n + at + 16]
+        if i == 0:
+            mem["y"] = y
+        execute(more if i else first, mem)
+    execute(reduce, {"y": y, "sums": sums})
 
 
 def width_of(isa: Isa | None) -> int:
@@ -220,19 +243,23 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
         h = rng.randbytes(16) if trial else reference_gcm.hash_key(bytes(16))
         mem = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, progs.method.multiply))}
         execute(progs.setkey, mem)
-        y, data = rng.randbytes(16), rng.randbytes(16 * (n + 1))
+        tails = list(range(1, n))      # every tail length, after the N-block update
+        y, data = rng.randbytes(16), rng.randbytes(16 * (n + sum(tails)))
         state = {"y": bytearray(y), "data": bytearray(data[:16 * n]), "htable": mem["htable"]}
         execute(progs.update, state)
-        tail = {"y": state["y"], "data": bytearray(data[16 * n:]), "htable": mem["htable"][16 * (n - 1):]}
-        execute(progs.update1, tail)
+        at = 16 * n
+        for k in tails:
+            run_tail(progs, mem["htable"], state["y"], data[at:at + 16 * k])
+            at += 16 * k
         want = reference_gcm.ghash(h, data, y)
-        if bytes(tail["y"]) != want:
-            raise ModelError(f"{label}: key {h.hex()}: GHASH gives {bytes(tail['y']).hex()}, "
+        if bytes(state["y"]) != want:
+            raise ModelError(f"{label}: key {h.hex()}: GHASH gives {bytes(state['y']).hex()}, "
                              f"the reference {want.hex()}")
     m = progs.method
     per = f"{m.width} blocks per vector, " if m.width > 1 else ""
+    tails = f" and the tails of 1 to {n - 1} blocks (one reduction each)" if n > 1 else ""
     return (f"the model ran the hash-key set-up, the {n}-block update ({per}{m.multiply} products, reduction "
-            f"by {m.reduction}) and the one-block update, chained, "
+            f"by {m.reduction}){tails}, chained, "
             f"on the key of the zero AES key and {MODEL_TRIALS - 1} random ones (seed {seed:#010x}) "
             f"against the reference GHASH")
 
@@ -274,13 +301,16 @@ def render_body(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
         f"{m.reduction}; carry-less multiply: {how}. Included by every GHASH variant spelled this way; each "
         f"defines GHASH_ISA (its `target` attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
-        f"carry-less multiplies); one block: {progs.update1.alu_count()}.",
+        f"carry-less multiplies)" + (f"; a tail of k < {n} blocks: {progs.tail[0].alu_count()} for the first, "
+                                     f"{progs.tail[1].alu_count()} for each further one, "
+                                     f"{progs.tail[2].alu_count()} to reduce" if progs.tail else "") + ".",
         f"Verified: {verified}.",
     ]
     return renderer.render("c_ghash/body.h.j2", summary=summary, context={
         "guard": guard, "blocks": n, "karatsuba": m.multiply == "karatsuba", "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
         "isa": {"include": isa.include} if isa else None,
-        "setkey": body(progs.setkey), "update": body(progs.update, wide=True), "update1": body(progs.update1),
+        "setkey": body(progs.setkey), "update": body(progs.update, wide=True),
+        "tail": [body(p) for p in progs.tail] if progs.tail else None,
     })
 
 

@@ -158,6 +158,9 @@ class Isa:
             return f"vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64({a}, {a}, 1))))"
         if self.name.startswith("neon"):
             raise ValueError(f"no {self.name} spelling for bswap on {lane}-bit lanes")
+        if self.vector_bits == 512:   # no _mm512_setr_epi8 in GCC 12: every block's mask is the same
+            mask = const(("bswap",), f"_mm512_broadcast_i32x4(_mm_setr_epi8({', '.join(map(str, range(15, -1, -1)))}))")
+            return f"_mm512_shuffle_epi8({a}, {mask})"
         idx = [16 * (j // 16) + 15 - j % 16 for j in range(self.vector_bits // 8)]
         mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
         return f"{self._x86('shuffle', lane)}({a}, {mask})"
@@ -168,6 +171,8 @@ class Isa:
             return f"vextq_u64({a}, {a}, 1)"
         if self.name.startswith("neon"):
             raise ValueError(f"no {self.name} spelling for swap64 on {lane}-bit lanes")
+        if self.vector_bits == 512:
+            return f"_mm512_shuffle_epi32({a}, (_MM_PERM_ENUM)0x4e)"
         return f"{self._x86('shuffle32', lane)}({a}, 0x4e)"
 
     def clmul(self, a: str, b: str, sel: int) -> str:

@@ -520,7 +520,10 @@ class HwLoopEmitter(Emitter):
         rng = random.Random(zlib.crc32(v.name.encode()) ^ salt)
         keys = [bytes(range(v.key_bits // 8))] + [rng.randbytes(v.key_bits // 8) for _ in range(nkeys - 1)]
         schedules = [(key, self.schedule_bytes(built, key, codes)) for key in keys]
-        counts = block_counts(built.lanes, built.interleave * built.lanes)
+        # the loop boundaries, and every whole number of vectors below a batch and one block
+        # more: every residue of a batch the tail loops can be left with
+        counts = block_counts(built.lanes, built.interleave * built.lanes,
+                              [k * built.lanes + r for k in range(2, built.interleave) for r in (0, 1)])
         runs = 0
         for fn in built.functions:
             for count in counts:

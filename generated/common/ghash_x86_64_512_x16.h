@@ -5,7 +5,7 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH, 16 blocks per reduction (the twisted powers H^16..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba); karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 512-bit vectors, 4 blocks each, for the 16-block update; PCLMULQDQ intrinsics on 128-bit vectors for the set-up and the one-block update. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * GHASH, 16 blocks per reduction (the twisted powers H^16..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba); karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 512-bit vectors, 4 blocks each, for the 16-block update; PCLMULQDQ intrinsics on 128-bit vectors for the set-up and the tails. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
  * Update: 53 operations per 16 blocks (14 carry-less multiplies); a tail of k < 16 blocks: 8 for the first, 9 for each further one, 12 to reduce.
  * Verified: the model ran the hash-key set-up, the 16-block update (4 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 15 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x0834017f) against the reference GHASH.
  */

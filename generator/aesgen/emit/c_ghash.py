@@ -2,8 +2,9 @@
 
 One variant per method (aggregation factor N, multiply, reduction; see Method and
 default_method): a hash-key set-up writing the twisted powers H^N..H^1 (in the order the
-blocks use them), an update that reduces N blocks at a time, and a one-block tail. The programs are vector programs on 64-bit lanes, one block per
-lane pair (or two per ymm vector for the wide update); an ISA prints them:
+blocks use them), an update that reduces N blocks at a time, and the tail of fewer than
+N blocks with one reduction. The programs are vector programs on 64-bit lanes, one block
+per lane pair (or two or four per vector for the wide update); an ISA prints them:
 
     pclmul     x86-64 intrinsics (PCLMULQDQ, SSSE3's byte shuffle), `target` attribute
     avx_pclmul the same, VEX-encoded (three-operand: no register copies)
@@ -15,7 +16,7 @@ lane pair (or two per ymm vector for the wide update); an ISA prints them:
                no table, for every CPU without a carry-less multiply instruction
 
 The model runs each program against reference_gcm's GHASH (the set-up, then the
-N-block and one-block updates chained) before anything is written.
+N-block update and every tail length, chained) before anything is written.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ ISAS = {
     # destructive PCLMULQDQ (32 per 8 blocks)
     "avx_pclmul": Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx,pclmul")))', ("avx", "pclmul")),
-    # VPCLMULQDQ on ymm: two blocks per vector; the set-up and one-block tail on xmm (VEX)
+    # VPCLMULQDQ on ymm: two blocks per vector; the set-up and the tails on xmm (VEX)
     "vpclmul256": Isa("vpclmul256", 256, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx2,pclmul,vpclmulqdq")))', ("avx", "avx2", "pclmul", "vpclmulqdq")),
     # VPCLMULQDQ on zmm: four blocks per vector (AVX-512BW for the byte shuffle)
@@ -230,7 +231,7 @@ def width_of(isa: Isa | None) -> int:
 
 
 def narrow(isa: Isa | None) -> Isa | None:
-    """What prints the one-block programs (set-up, tail): the ISA on 128-bit vectors."""
+    """What prints the programs of one block per vector (set-up, tails): the ISA on 128-bit vectors."""
     return isa if isa is None or isa.vector_bits == 128 else replace(isa, vector_bits=128)
 
 
@@ -293,7 +294,7 @@ def render_body(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
     how = MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
     if width > 1:
         how = (f"{MULTIPLY_WIDE[isa.processor]} on {isa.vector_bits}-bit vectors, {width} blocks each, for "
-               f"the {n}-block update; {how} on 128-bit vectors for the set-up and the one-block update")
+               f"the {n}-block update; {how} on 128-bit vectors for the set-up and the tails")
     halves = ", then their half sums for Karatsuba" if m.multiply == "karatsuba" else ""
     summary = [
         f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (the twisted powers H^{n}..H^1 in the "
@@ -307,7 +308,8 @@ def render_body(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
         f"Verified: {verified}.",
     ]
     return renderer.render("c_ghash/body.h.j2", summary=summary, context={
-        "guard": guard, "blocks": n, "karatsuba": m.multiply == "karatsuba", "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
+        "guard": guard, "blocks": n, "karatsuba": m.multiply == "karatsuba",
+        "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
         "isa": {"include": isa.include} if isa else None,
         "setkey": body(progs.setkey), "update": body(progs.update, wide=True),
         "tail": [body(p) for p in progs.tail] if progs.tail else None,

@@ -100,7 +100,6 @@ static inline uint64_t aesgen_load_be64(const uint8_t *p)
 #endif
 }
 
-
 static inline void aesgen_store_be64(uint8_t *p, uint64_t v)
 {
 #if AESGEN_LITTLE_ENDIAN && defined(__GNUC__)

@@ -58,6 +58,11 @@ def _karatsuba(bld: Builder, x: str, h: str, hsum: str) -> tuple[str, str, str]:
     return lo, md, hi
 
 
+def _middle(bld: Builder, lo: str, mi: str, hi: str, multiply: str) -> str:
+    """MI from the summed products: Karatsuba's MD + LO + HI, schoolbook's as it is."""
+    return bld.xor(bld.xor(mi, lo, hint="MI"), hi, hint="MI") if multiply == "karatsuba" else mi
+
+
 def _reduce_shifts(bld: Builder, lo: str, mi: str, hi: str) -> str:
     t = bld.xor(lo, bld.shuffle("unpacklo", 0, mi, LANE, hint="t"), hint="t")     # low 128 bits
     u = bld.xor(hi, bld.shuffle("unpackhi", mi, 0, LANE, hint="u"), hint="u")     # high 128 bits
@@ -138,9 +143,7 @@ def update(blocks: int, width: int = 1, name: str | None = None, multiply: str =
             part = _product(bld, x, h)
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
     lo, mi, hi = sums
-    if multiply == "karatsuba":
-        mi = bld.xor(bld.xor(mi, lo, hint="MI"), hi, hint="MI")
-    r = _reduce(bld, lo, mi, hi, reduction)
+    r = _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
     while width > 1:     # sum the blocks' reduced results: every block ends up holding it
         r = bld.xor(bld.shuffle("blocks", r, r, 0, hint="sum"), bld.shuffle("blocks", r, r, 1, hint="sum"), hint="sum")
         width //= 2
@@ -180,9 +183,7 @@ def tail(multiply: str = "schoolbook", reduction: str = "shifts") -> tuple[Progr
                   lanes=2)
     bld = Builder(red)
     lo, mi, hi = (bld.vld("sums", 16 * i, hint=n) for i, n in enumerate(("LO", "MI", "HI")))
-    if kara:
-        mi = bld.xor(bld.xor(mi, lo, hint="MI"), hi, hint="MI")
-    bld.vst("y", 0, bld.bswap(_reduce(bld, lo, mi, hi, reduction), hint="out"))
+    bld.vst("y", 0, bld.bswap(_reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction), hint="out"))
     return first, more, red
 
 

@@ -17,10 +17,14 @@ set(AESGEN_GENERATED_SOURCES
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
+    common/ghash_aarch64_x8_setup.h
     common/ghash_portable_x4.h
+    common/ghash_portable_x4_setup.h
     common/ghash_x86_64_256_x16.h
     common/ghash_x86_64_512_x16.h
+    common/ghash_x86_64_x16_setup.h
     common/ghash_x86_64_x8.h
+    common/ghash_x86_64_x8_setup.h
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c

@@ -7,7 +7,7 @@
  * Template:   templates/c_ghash/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter ghash__x86_64_avx_pclmul_x8
  *
- * GHASH, 8 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_x86_64_x8.h, compiled here under __attribute__((target("avx,pclmul"))).
+ * GHASH, 8 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_x86_64_x8.h (the update) and common/ghash_x86_64_x8_setup.h (the set-up and tails), compiled here under __attribute__((target("avx,pclmul"))).
  * Verified: the model ran the hash-key set-up, the 8-block update (karatsuba products, reduction by clmul) and the tails of 1 to 7 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x72bfbcdd) against the reference GHASH.
  */
 

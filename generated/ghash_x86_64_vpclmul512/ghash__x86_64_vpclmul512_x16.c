@@ -7,7 +7,7 @@
  * Template:   templates/c_ghash/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter ghash__x86_64_vpclmul512_x16
  *
- * GHASH, 16 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_x86_64_512_x16.h, compiled here under __attribute__((target("avx512f,avx512bw,pclmul,vpclmulqdq"))).
+ * GHASH, 16 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_x86_64_512_x16.h (the update) and common/ghash_x86_64_x16_setup.h (the set-up and tails), compiled here under __attribute__((target("avx512f,avx512bw,pclmul,vpclmulqdq"))).
  * Verified: the model ran the hash-key set-up, the 16-block update (4 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 15 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x55a852b5) against the reference GHASH.
  */
 

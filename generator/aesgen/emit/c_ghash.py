@@ -275,45 +275,79 @@ def spelling(isa: Isa | None) -> str:
 
 
 def body_path(isa: Isa | None, m: Method) -> str:
+    """The update header (the N-block update at the method's width)."""
     wide = f"_{isa.vector_bits}" if m.width > 1 else ""
     return f"common/ghash_{spelling(isa)}{wide}_x{m.blocks}{method_suffix(isa, m)}.h"
 
 
+def setup_path(isa: Isa | None, m: Method) -> str:
+    """The set-up and tails header: printed on 128-bit vectors, so one per spelling, N and
+    method, whatever the width of the update."""
+    return f"common/ghash_{spelling(isa)}_x{m.blocks}{method_suffix(isa, m)}_setup.h"
+
+
+def _header(renderer, template: str, path: str, summary: list[str], guard: str | None, isa: Isa | None,
+            **context) -> str:
+    return renderer.render(template, summary=summary, context={
+        "guard": guard, "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
+        "isa": {"include": isa.include} if isa else None, **context})
+
+
+def _print(isa: Isa | None, p: Program, wide: bool = False) -> list[str]:
+    if isa is None:
+        return pair_statements(p)
+    return vector_statements(p, isa if wide else narrow(isa))
+
+
+def _multiply_how(isa: Isa | None) -> str:
+    return MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
+
+
+def render_setup(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
+    """The shared set-up and tails: ghash_powers and ghash_tail, static, under the
+    includer's GHASH_ISA attribute."""
+    n = m.blocks
+    progs = programs(m)
+    path = setup_path(isa, m)
+    verified = model_check(path, progs, zlib.crc32(path.encode()))
+    halves = ", then their half sums for Karatsuba" if m.multiply == "karatsuba" else ""
+    summary = [
+        f"GHASH set-up for {n} block{'s' if n > 1 else ''} per reduction (the twisted powers H^{n}..H^1 in "
+        f"the table, in the order the blocks use them{halves})"
+        + (f" and the tail of fewer than {n} blocks in one reduction" if progs.tail else "")
+        + f"; {m.multiply} products, reduction by {m.reduction}; carry-less multiply: {_multiply_how(isa)} "
+        f"on 128-bit vectors. Included by every update header of this method, whatever its width.",
+        (f"Tail: {progs.tail[0].alu_count()} operations for the first block, {progs.tail[1].alu_count()} for "
+         f"each further one, {progs.tail[2].alu_count()} to reduce." if progs.tail else "No tail: one block "
+         "per reduction."),
+        f"Verified: {verified}.",
+    ]
+    return _header(renderer, "c_ghash/setup.h.j2", path, summary, guard, isa, blocks=n,
+                   karatsuba=m.multiply == "karatsuba", setkey=_print(isa, progs.setkey),
+                   tail=[_print(isa, p) for p in progs.tail] if progs.tail else None)
+
+
 def render_body(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
-    """The shared header: the three GHASH functions, static, under the includer's
-    GHASH_ISA attribute."""
+    """The shared update header: ghash_blocks, static, under the includer's GHASH_ISA
+    attribute, after the set-up header."""
     n, width = m.blocks, m.width
     progs = programs(m)
     path = body_path(isa, m)
     verified = model_check(path, progs, zlib.crc32(path.encode()))
-
-    def body(p: Program, wide: bool = False) -> list[str]:
-        if isa is None:
-            return pair_statements(p)
-        return vector_statements(p, isa if wide else narrow(isa))
-    how = MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
+    how = _multiply_how(isa)
     if width > 1:
-        how = (f"{MULTIPLY_WIDE[isa.processor]} on {isa.vector_bits}-bit vectors, {width} blocks each, for "
-               f"the {n}-block update; {how} on 128-bit vectors for the set-up and the tails")
-    halves = ", then their half sums for Karatsuba" if m.multiply == "karatsuba" else ""
+        how = f"{MULTIPLY_WIDE[isa.processor]} on {isa.vector_bits}-bit vectors, {width} blocks each"
     summary = [
-        f"GHASH, {n} block{'s' if n > 1 else ''} per reduction (the twisted powers H^{n}..H^1 in the "
-        f"table, in the order the blocks use them{halves}); {m.multiply} products, reduction by "
-        f"{m.reduction}; carry-less multiply: {how}. Included by every GHASH variant spelled this way; each "
-        f"defines GHASH_ISA (its `target` attribute) first.",
+        f"GHASH update, {n} block{'s' if n > 1 else ''} per reduction; {m.multiply} products, reduction by "
+        f"{m.reduction}; carry-less multiply: {how}. The set-up and tails are in {setup_path(isa, m)}. "
+        f"Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` "
+        f"attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
-        f"carry-less multiplies)" + (f"; a tail of k < {n} blocks: {progs.tail[0].alu_count()} for the first, "
-                                     f"{progs.tail[1].alu_count()} for each further one, "
-                                     f"{progs.tail[2].alu_count()} to reduce" if progs.tail else "") + ".",
+        f"carry-less multiplies).",
         f"Verified: {verified}.",
     ]
-    return renderer.render("c_ghash/body.h.j2", summary=summary, context={
-        "guard": guard, "blocks": n, "karatsuba": m.multiply == "karatsuba",
-        "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
-        "isa": {"include": isa.include} if isa else None,
-        "setkey": body(progs.setkey), "update": body(progs.update, wide=True),
-        "tail": [body(p) for p in progs.tail] if progs.tail else None,
-    })
+    return _header(renderer, "c_ghash/body.h.j2", path, summary, guard, isa, blocks=n,
+                   setup=setup_path(isa, m), update=_print(isa, progs.update, wide=True))
 
 
 @dataclass(frozen=True)
@@ -387,14 +421,16 @@ class CGhashEmitter(Emitter):
 
     def shared(self, variant: Variant) -> list[SharedSource]:
         isa, m = self._isa(variant), self._method(variant)
-        return [SharedSource(body_path(isa, m), lambda renderer, guard: render_body(isa, m, renderer, guard))]
+        return [SharedSource(setup_path(isa, m), lambda renderer, guard: render_setup(isa, m, renderer, guard)),
+                SharedSource(body_path(isa, m), lambda renderer, guard: render_body(isa, m, renderer, guard))]
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v, m = built.variant, built.programs.method
         n, isa = m.blocks, self._isa(v)
         summary = [
             f"GHASH, {n} block{'s' if n > 1 else ''} per reduction ({m.multiply} products, reduction by "
-            f"{m.reduction}), for GCM: the functions are in {body_path(isa, m)}, compiled here "
+            f"{m.reduction}), for GCM: the functions are in {body_path(isa, m)} (the update) and "
+            f"{setup_path(isa, m)} (the set-up and tails), compiled here "
             + (f"under {isa.attribute}." if isa else "as plain C."),
             f"Verified: {verified}.",
         ]

@@ -28,7 +28,9 @@ enum {
     AESGEN_CPU_NEON = 1u << 13, /* 32-bit ARM Advanced SIMD (HWCAP_NEON); AArch64 always has it */
     AESGEN_CPU_PCLMUL = 1u << 14, /* x86-64 PCLMULQDQ (carry-less multiply) */
     AESGEN_CPU_ARM_PMULL = 1u << 15, /* AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL) */
-    AESGEN_CPU_VPCLMULQDQ = 1u << 16 /* x86-64 VPCLMULQDQ (carry-less multiply on ymm and zmm) */
+    AESGEN_CPU_VPCLMULQDQ = 1u << 16, /* x86-64 VPCLMULQDQ (carry-less multiply on ymm and zmm) */
+    AESGEN_CPU_RV_CLMUL = 1u << 17, /* RISC-V scalar carry-less multiply, clmul and clmulh (Zbc or Zbkc) */
+    AESGEN_CPU_SPARC_VIS3 = 1u << 18 /* SPARC VIS3: xmulx, xmulxhi (HWCAP_SPARC_VIS3) */
 };
 
 /* X(name, bit) for every feature, in bit order; names as target descriptions,
@@ -50,6 +52,8 @@ enum {
     X("neon", AESGEN_CPU_NEON) \
     X("pclmul", AESGEN_CPU_PCLMUL) \
     X("arm_pmull", AESGEN_CPU_ARM_PMULL) \
-    X("vpclmulqdq", AESGEN_CPU_VPCLMULQDQ)
+    X("vpclmulqdq", AESGEN_CPU_VPCLMULQDQ) \
+    X("rv_clmul", AESGEN_CPU_RV_CLMUL) \
+    X("sparc_vis3", AESGEN_CPU_SPARC_VIS3)
 
 #endif /* AESGEN_CPU_FEATURES_H */

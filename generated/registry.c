@@ -615,6 +615,12 @@ const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_regis
 extern const aesgen_ghash_variant aesgen_ghash__aarch64_pmull_x8;
 #endif
 extern const aesgen_ghash_variant aesgen_ghash__portable_x4;
+#if defined(__riscv) && __riscv_xlen == 64
+extern const aesgen_ghash_variant aesgen_ghash__riscv64_clmul_x4;
+#endif
+#if defined(__sparc__) && defined(__arch64__)
+extern const aesgen_ghash_variant aesgen_ghash__sparc64_vis3_x4;
+#endif
 #if defined(__x86_64__)
 extern const aesgen_ghash_variant aesgen_ghash__x86_64_avx_pclmul_x8;
 #endif
@@ -633,6 +639,12 @@ const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
     &aesgen_ghash__aarch64_pmull_x8,
 #endif
     &aesgen_ghash__portable_x4,
+#if defined(__riscv) && __riscv_xlen == 64
+    &aesgen_ghash__riscv64_clmul_x4,
+#endif
+#if defined(__sparc__) && defined(__arch64__)
+    &aesgen_ghash__sparc64_vis3_x4,
+#endif
 #if defined(__x86_64__)
     &aesgen_ghash__x86_64_avx_pclmul_x8,
 #endif

@@ -20,6 +20,10 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_aarch64_x8_setup.h
     common/ghash_portable_x4.h
     common/ghash_portable_x4_setup.h
+    common/ghash_riscv64_x4.h
+    common/ghash_riscv64_x4_setup.h
+    common/ghash_sparc64_x4.h
+    common/ghash_sparc64_x4_setup.h
     common/ghash_x86_64_256_x16.h
     common/ghash_x86_64_512_x16.h
     common/ghash_x86_64_x16_setup.h
@@ -186,6 +190,8 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
     ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
+    ghash_riscv64_clmul/ghash__riscv64_clmul_x4.c
+    ghash_sparc64_vis3/ghash__sparc64_vis3_x4.c
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
     ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c
@@ -310,6 +316,8 @@ set(AESGEN_VARIANTS
 set(AESGEN_GHASH_VARIANTS
     ghash__aarch64_pmull_x8
     ghash__portable_x4
+    ghash__riscv64_clmul_x4
+    ghash__sparc64_vis3_x4
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
     ghash__x86_64_vpclmul256_x16
@@ -561,6 +569,10 @@ set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_FEATURES_ghash__portable_x4 "")
 set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
+set(AESGEN_FEATURES_ghash__riscv64_clmul_x4 "rv_clmul")
+set(AESGEN_BACKEND_OF_ghash__riscv64_clmul_x4 ghash-rv-clmul)
+set(AESGEN_FEATURES_ghash__sparc64_vis3_x4 "sparc_vis3")
+set(AESGEN_BACKEND_OF_ghash__sparc64_vis3_x4 ghash-vis3)
 set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")
 set(AESGEN_BACKEND_OF_ghash__x86_64_avx_pclmul_x8 ghash-avx-pclmul)
 set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")

@@ -37,6 +37,8 @@ FEATURES = (
     Feature("pclmul", "x86-64 PCLMULQDQ (carry-less multiply)"),
     Feature("arm_pmull", "AArch64 PMULL/PMULL2 on 64-bit polynomials (HWCAP_PMULL)"),
     Feature("vpclmulqdq", "x86-64 VPCLMULQDQ (carry-less multiply on ymm and zmm)"),
+    Feature("rv_clmul", "RISC-V scalar carry-less multiply, clmul and clmulh (Zbc or Zbkc)"),
+    Feature("sparc_vis3", "SPARC VIS3: xmulx, xmulxhi (HWCAP_SPARC_VIS3)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 NONE = "AESGEN_CPU_NONE"

@@ -9,6 +9,9 @@
  * stays below the next class bit. No table, no branch: constant time wherever the
  * CPU's integer multiplier is (true of the x86-64, AArch64, POWER and RISC-V cores
  * aesgen targets; not of some small microcontrollers).
+ *
+ * Below it, the same 64 x 64 product by the instructions of RISC-V and SPARC, for
+ * their GHASH variants (generator/aesgen/emit/c_ghash.py, PairIsa).
  */
 #ifndef AESGEN_CLMUL_H
 #define AESGEN_CLMUL_H
@@ -42,6 +45,40 @@ static inline uint64_t aesgen_clmul64(uint64_t x, uint64_t y, uint64_t *hi)
     *hi = top ^ (mid >> 32);
     return lo ^ (mid << 32);
 }
+
+#if defined(__riscv) && __riscv_xlen == 64
+/* The same product by clmul and clmulh (Zbc, or Zbkc as the scalar crypto extensions
+ * have it), enabled for these two instructions only: the dispatcher calls the GHASH
+ * that uses this after it has seen the extension (AESGEN_CPU_RV_CLMUL). */
+static inline uint64_t aesgen_clmul64_rv(uint64_t x, uint64_t y, uint64_t *hi)
+{
+    uint64_t lo, h;
+    __asm__(".option push\n\t.option arch, +zbkc\n\t"
+            "clmul %0, %2, %3\n\tclmulh %1, %2, %3\n\t.option pop"
+            : "=&r"(lo), "=r"(h)
+            : "r"(x), "r"(y));
+    *hi = h;
+    return lo;
+}
+#endif
+
+#if defined(__sparc__) && defined(__arch64__)
+/* The same product by VIS3's xmulx and xmulxhi (SPARC T3 and later; AESGEN_CPU_SPARC_VIS3),
+ * spelled as words: GNU as takes the mnemonics only with -Av9d or later, which C compiles
+ * are not given. Operands in fixed registers so the words can name them:
+ *   0x8bb062a4  xmulx   %g1, %g4, %g5
+ *   0x85b062c4  xmulxhi %g1, %g4, %g2 */
+static inline uint64_t aesgen_clmul64_vis3(uint64_t x, uint64_t y, uint64_t *hi)
+{
+    register uint64_t g1 __asm__("g1") = x;
+    register uint64_t g4 __asm__("g4") = y;
+    register uint64_t g5 __asm__("g5");
+    register uint64_t g2 __asm__("g2");
+    __asm__(".word 0x8bb062a4\n\t.word 0x85b062c4" : "=&r"(g5), "=&r"(g2) : "r"(g1), "r"(g4));
+    *hi = g2;
+    return g5;
+}
+#endif
 
 static inline uint64_t aesgen_bswap64(uint64_t v)
 {

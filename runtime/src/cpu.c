@@ -97,19 +97,23 @@ uint32_t aesgen_detect_cpu_features(void)
         if (cfr & 1)
             f |= AESGEN_CPU_SPARC_AES;
     }
+    if (getauxval(AT_HWCAP) & 0x00020000ul) /* HWCAP_SPARC_VIS3 */
+        f |= AESGEN_CPU_SPARC_VIS3;
 #elif defined(__riscv)
 #if defined(__NR_riscv_hwprobe)
-    /* riscv_hwprobe(RISCV_HWPROBE_KEY_IMA_EXT_0): bit 17 ZKND, bit 18 ZKNE
-     * (Linux 6.8); an older kernel or emulator answers ENOSYS. */
+    /* riscv_hwprobe(RISCV_HWPROBE_KEY_IMA_EXT_0): bit 7 ZBC, 9 ZBKC, 11 ZKND, 12 ZKNE
+     * (these bits since Linux 6.8); an older kernel or emulator answers ENOSYS. */
     struct {
         int64_t key;
         uint64_t value;
     } pair = {4, 0};
     if (syscall(__NR_riscv_hwprobe, &pair, 1, 0, NULL, 0) == 0 && pair.key == 4) {
-        if (pair.value & (1ull << 17))
+        if (pair.value & (1ull << 11))
             f |= AESGEN_CPU_RV_ZKND;
-        if (pair.value & (1ull << 18))
+        if (pair.value & (1ull << 12))
             f |= AESGEN_CPU_RV_ZKNE;
+        if (pair.value & (1ull << 7 | 1ull << 9))
+            f |= AESGEN_CPU_RV_CLMUL;
     }
 #endif
 #if defined(__riscv_zkne)
@@ -117,6 +121,9 @@ uint32_t aesgen_detect_cpu_features(void)
 #endif
 #if defined(__riscv_zknd)
     f |= AESGEN_CPU_RV_ZKND;
+#endif
+#if defined(__riscv_zbc) || defined(__riscv_zbkc)
+    f |= AESGEN_CPU_RV_CLMUL;
 #endif
 #endif
     return f;

@@ -5,6 +5,7 @@ definitions, wrong reduction constants caught, and the portable printer leaving 
 exactly the lanes nothing reads."""
 
 import random
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from aesgen import pipeline, reference_gcm
 from aesgen.algorithm import ghash
 from aesgen.emit import EMITTERS
-from aesgen.emit.c_ghash import Method, _live_lanes, pair_statements, programs, run_tail
+from aesgen.emit.c_ghash import ISAS, Method, PairIsa, _live_lanes, pair_statements, programs, run_tail
 from aesgen.targets import TargetError, load_target
 from aesgen.ir import Memory, Op, Program
 from aesgen.model import clmul64, execute
@@ -206,6 +207,33 @@ class PortablePrinter(unittest.TestCase):
         self.assertNotIn((folds[0], 1), live)
         self.assertFalse(any(f"{folds[0]}_hi =" in line for line in lines))
         self.assertTrue(any("aesgen_clmul64(" in line for line in lines))
+
+    def test_each_scalar_isa_multiplies_by_its_helper(self):
+        """Every PairIsa's multiply is an inline function of aesgen_clmul.h, under the
+        same guard as the variants that call it, and the only multiply its body prints."""
+        header = (pipeline.ROOT / "runtime" / "src" / "aesgen_clmul.h").read_text(encoding="utf-8")
+        pairs = [isa for isa in ISAS.values() if isinstance(isa, PairIsa)]
+        self.assertEqual({isa.name for isa in pairs}, {"portable", "rv_clmul", "sparc_vis3"})
+        for isa in pairs:
+            self.assertIn(f"static inline uint64_t {isa.clmul}(uint64_t x, uint64_t y, uint64_t *hi)", header)
+            if isa.guard:
+                self.assertIn(f"#if {isa.guard}\n", header[:header.index(f" {isa.clmul}(")])
+            lines = pair_statements(ghash.update(4), isa.clmul)
+            calls = [line for line in lines if "clmul64" in line]
+            self.assertTrue(calls and all(f"{isa.clmul}(" in line for line in calls), isa.name)
+
+    def test_vis3_words_encode_the_named_instructions(self):
+        """aesgen_clmul.h spells xmulx and xmulxhi as words (C compiles get no -Av9d): each
+        word must be op 2, op3 0x36 (IMPDEP1), the opf and the registers its comment names."""
+        header = (pipeline.ROOT / "runtime" / "src" / "aesgen_clmul.h").read_text(encoding="utf-8")
+        regs = {f"%g{i}": i for i in range(8)}
+        found = re.findall(r"\* +0x([0-9a-f]{8}) +(xmulx|xmulxhi) +(%g\d), (%g\d), (%g\d)", header)
+        self.assertEqual(len(found), 2)
+        for word, name, rs1, rs2, rd in found:
+            opf = {"xmulx": 0x115, "xmulxhi": 0x116}[name]
+            want = 2 << 30 | regs[rd] << 25 | 0x36 << 19 | regs[rs1] << 14 | opf << 5 | regs[rs2]
+            self.assertEqual(int(word, 16), want, name)
+            self.assertIn(f".word 0x{word}", header)
 
 
 if __name__ == "__main__":

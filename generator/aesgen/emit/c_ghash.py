@@ -14,6 +14,8 @@ per lane pair (or two or four per vector for the wide update); an ISA prints the
     portable   every lane pair as two uint64_t, the carry-less multiply by integer
                multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
                no table, for every CPU without a carry-less multiply instruction
+    rv_clmul   the same pairs, the multiply by RISC-V clmul/clmulh (Zbc or Zbkc)
+    sparc_vis3 the same pairs, the multiply by SPARC VIS3 xmulx/xmulxhi
 
 The model runs each program against reference_gcm's GHASH (the set-up, then the
 N-block update and every tail length, chained) before anything is written.
@@ -36,9 +38,32 @@ from . import c
 from .base import Emitter, SharedSource
 from .c_simd import AARCH64, X86, Isa, vector_statements
 
-PORTABLE = "portable"
-ISAS = {
-    PORTABLE: None,
+
+
+@dataclass(frozen=True)
+class PairIsa:
+    """A GHASH ISA without vectors: pair_statements prints every lane pair as two
+    uint64_t and each 64 x 64 carry-less product as a call of `clmul` (an inline
+    function of runtime/src/aesgen_clmul.h, `lo = f(a, b, &hi)`)."""
+    name: str
+    spelling: str                 # the shared headers' file-name part
+    clmul: str
+    multiply: str                 # how `clmul` multiplies, for the generated headers
+    reduction: str                # the default reduction (default_method)
+    guard: str | None = None
+    processor: str | None = None
+    features: tuple[str, ...] = ()
+
+
+PORTABLE = PairIsa("portable", "portable", "aesgen_clmul64", "integer multiplication with holes (constant time)",
+                   "shifts")
+ISAS: dict[str, Isa | PairIsa] = {
+    PORTABLE.name: PORTABLE,
+    # one instruction per product half: the reduction by multiplies pays
+    "rv_clmul": PairIsa("rv_clmul", "riscv64", "aesgen_clmul64_rv", "RISC-V clmul/clmulh (Zbc or Zbkc)", "clmul",
+                        "defined(__riscv) && __riscv_xlen == 64", "^riscv64$", ("rv_clmul",)),
+    "sparc_vis3": PairIsa("sparc_vis3", "sparc64", "aesgen_clmul64_vis3", "SPARC VIS3 xmulx/xmulxhi", "clmul",
+                          "defined(__sparc__) && defined(__arch64__)", "^sparc64$", ("sparc_vis3",)),
     "pclmul": Isa("pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                   '__attribute__((target("pclmul,ssse3")))', ("pclmul", "ssse3")),
     # the same intrinsics VEX-encoded: three operands, so no copy before each
@@ -104,9 +129,9 @@ def _live_lanes(program: Program) -> set[tuple[str, int]]:
     return live
 
 
-def pair_statements(program: Program, indent: str = "    ") -> list[str]:
+def pair_statements(program: Program, clmul: str = PORTABLE.clmul, indent: str = "    ") -> list[str]:
     """A vector program on one pair of 64-bit lanes as plain C: value v is v_lo, v_hi;
-    a lane no store depends on is left out."""
+    a lane no store depends on is left out; `clmul` names the 64 x 64 multiply."""
     check(program)
     if program.lanes != 2 or program.bits != 64:
         raise ValueError(f"{program.name}: the portable printer takes one pair of 64-bit lanes")
@@ -131,7 +156,7 @@ def pair_statements(program: Program, indent: str = "    ") -> list[str]:
         elif code == "clmul":
             if (d, 0) in live or (d, 1) in live:
                 lines.append(f"{indent}uint64_t {d}_hi;")
-                lines.append(f"{indent}const uint64_t {d}_lo = aesgen_clmul64({lane(a[0], a[2] & 1)}, "
+                lines.append(f"{indent}const uint64_t {d}_lo = {clmul}({lane(a[0], a[2] & 1)}, "
                              f"{lane(a[1], a[2] >> 4 & 1)}, &{d}_hi);")
                 lines += [f"{indent}(void){lane(d, i)};" for i in (0, 1) if (d, i) not in live]
         elif code in ("vld", "vld128"):
@@ -169,17 +194,17 @@ class Method:
     reduction: str = "shifts"
 
 
-def default_method(isa: Isa | None) -> tuple[str, str]:
+def default_method(isa: Isa | PairIsa) -> tuple[str, str]:
     """(multiply, reduction) when a target names none. Karatsuba everywhere: portable C
     saves a multiply with holes (about 30 operations) per block, and on the x86-64
     measured (Zen 5) three carry-less multiplies per block instead of four made the
     update 10-30% faster. The reduction by two carry-less multiplies where the ISA has
     them (7 operations instead of about 20; equal or slightly faster); by shifts in
     portable C, where a multiply costs more than the shifts. `tune` re-measures."""
-    return ("karatsuba", "shifts") if isa is None else ("karatsuba", "clmul")
+    return ("karatsuba", isa.reduction if isinstance(isa, PairIsa) else "clmul")
 
 
-def method_suffix(isa: Isa | None, m: Method) -> str:
+def method_suffix(isa: Isa | PairIsa, m: Method) -> str:
     """The variant-name suffix: each choice that is not the ISA's default."""
     return "".join(f"_{v}" for v, d in zip((m.multiply, m.reduction), default_method(isa)) if v != d)
 
@@ -225,14 +250,14 @@ def run_tail(progs: Programs, htable: bytearray, y: bytearray, data: bytes) -> N
     execute(reduce, {"y": y, "sums": sums})
 
 
-def width_of(isa: Isa | None) -> int:
+def width_of(isa: Isa | PairIsa) -> int:
     """Blocks per vector of the N-block update."""
-    return 1 if isa is None else isa.vector_bits // 128
+    return 1 if isinstance(isa, PairIsa) else isa.vector_bits // 128
 
 
-def narrow(isa: Isa | None) -> Isa | None:
+def narrow(isa: Isa | PairIsa) -> Isa | PairIsa:
     """What prints the programs of one block per vector (set-up, tails): the ISA on 128-bit vectors."""
-    return isa if isa is None or isa.vector_bits == 128 else replace(isa, vector_bits=128)
+    return isa if width_of(isa) == 1 else replace(isa, vector_bits=128)
 
 
 def model_check(label: str, progs: Programs, seed: int) -> str:
@@ -270,40 +295,40 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
 SPELLINGS = {X86: "x86_64", AARCH64: "aarch64"}
 
 
-def spelling(isa: Isa | None) -> str:
-    return PORTABLE if isa is None else SPELLINGS[isa.processor]
+def spelling(isa: Isa | PairIsa) -> str:
+    return isa.spelling if isinstance(isa, PairIsa) else SPELLINGS[isa.processor]
 
 
-def body_path(isa: Isa | None, m: Method) -> str:
+def body_path(isa: Isa | PairIsa, m: Method) -> str:
     """The update header (the N-block update at the method's width)."""
     wide = f"_{isa.vector_bits}" if m.width > 1 else ""
     return f"common/ghash_{spelling(isa)}{wide}_x{m.blocks}{method_suffix(isa, m)}.h"
 
 
-def setup_path(isa: Isa | None, m: Method) -> str:
+def setup_path(isa: Isa | PairIsa, m: Method) -> str:
     """The set-up and tails header: printed on 128-bit vectors, so one per spelling, N and
     method, whatever the width of the update."""
     return f"common/ghash_{spelling(isa)}_x{m.blocks}{method_suffix(isa, m)}_setup.h"
 
 
-def _header(renderer, template: str, path: str, summary: list[str], guard: str | None, isa: Isa | None,
+def _header(renderer, template: str, path: str, summary: list[str], guard: str | None, isa: Isa | PairIsa,
             **context) -> str:
     return renderer.render(template, summary=summary, context={
         "guard": guard, "include_guard": "AESGEN_" + path.upper().replace("/", "_").replace(".", "_"),
-        "isa": {"include": isa.include} if isa else None, **context})
+        "isa": None if isinstance(isa, PairIsa) else {"include": isa.include}, **context})
 
 
-def _print(isa: Isa | None, p: Program, wide: bool = False) -> list[str]:
-    if isa is None:
-        return pair_statements(p)
+def _print(isa: Isa | PairIsa, p: Program, wide: bool = False) -> list[str]:
+    if isinstance(isa, PairIsa):
+        return pair_statements(p, isa.clmul)
     return vector_statements(p, isa if wide else narrow(isa))
 
 
-def _multiply_how(isa: Isa | None) -> str:
-    return MULTIPLY[isa.processor] if isa else "integer multiplication with holes (constant time)"
+def _multiply_how(isa: Isa | PairIsa) -> str:
+    return isa.multiply if isinstance(isa, PairIsa) else MULTIPLY[isa.processor]
 
 
-def render_setup(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
+def render_setup(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> str:
     """The shared set-up and tails: ghash_powers and ghash_tail, static, under the
     includer's GHASH_ISA attribute."""
     n = m.blocks
@@ -327,7 +352,7 @@ def render_setup(isa: Isa | None, m: Method, renderer, guard: str | None) -> str
                    tail=[_print(isa, p) for p in progs.tail] if progs.tail else None)
 
 
-def render_body(isa: Isa | None, m: Method, renderer, guard: str | None) -> str:
+def render_body(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> str:
     """The shared update header: ghash_blocks, static, under the includer's GHASH_ISA
     attribute, after the set-up header."""
     n, width = m.blocks, m.width
@@ -360,7 +385,7 @@ class CGhashEmitter(Emitter):
     name = "c_ghash"
     template = "c_ghash/variant.c.j2"
     parameters = ("isa", "blocks", "multiply", "reduction")
-    cpu_features = tuple(sorted({f for isa in ISAS.values() if isa for f in isa.features}))
+    cpu_features = tuple(sorted({f for isa in ISAS.values() for f in isa.features}))
     processor = None         # the union: each variant's own is processor_of
     schema = {
         "isa": {"name": Field(str, check=one_of(tuple(ISAS), "GHASH ISA"))},
@@ -374,23 +399,20 @@ class CGhashEmitter(Emitter):
     }
 
     @staticmethod
-    def _isa(variant: Variant) -> Isa | None:
+    def _isa(variant: Variant) -> Isa | PairIsa:
         return ISAS[variant.param("isa")]
 
     def compile_guard_of(self, variant: Variant) -> str | None:
-        isa = self._isa(variant)
-        return isa.guard if isa else None
+        return self._isa(variant).guard
 
     def processor_of(self, variant: Variant) -> str | None:
-        isa = self._isa(variant)
-        return isa.processor if isa else None
+        return self._isa(variant).processor
 
     def validate(self, target: Target) -> None:
         isa = ISAS[target.sections["isa"]["name"]]
-        need = isa.features if isa else ()
-        if set(target.cpu_features) != set(need):
+        if set(target.cpu_features) != set(isa.features):
             raise target.error("dispatch.cpu_features", f"{target.sections['isa']['name']} needs exactly "
-                               f"[{', '.join(need)}]")
+                               f"[{', '.join(isa.features)}]")
         width = width_of(isa)
         for n in target.sections["variants"]["blocks"]:
             if n % width:
@@ -431,16 +453,17 @@ class CGhashEmitter(Emitter):
             f"GHASH, {n} block{'s' if n > 1 else ''} per reduction ({m.multiply} products, reduction by "
             f"{m.reduction}), for GCM: the functions are in {body_path(isa, m)} (the update) and "
             f"{setup_path(isa, m)} (the set-up and tails), compiled here "
-            + (f"under {isa.attribute}." if isa else "as plain C."),
+            + (f"under {isa.attribute}." if isinstance(isa, Isa) else "as plain C." if isa is PORTABLE
+               else f"as plain C, each 64 x 64 multiply by {isa.clmul} (runtime/src/aesgen_clmul.h)."),
             f"Verified: {verified}.",
         ]
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
                  "rank": v.rank, "features": c_mask(v.target.cpu_features),
                  "table_bytes": ghash.table_bytes(n, m.multiply),
                  "info": f"{n} blocks per reduction, {m.multiply}, reduction by {m.reduction}, "
-                         f"{isa.name if isa else 'portable holes multiply'}"}
+                         f"{'portable holes multiply' if isa is PORTABLE else isa.name}"}
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "guard": self.compile_guard_of(v), "body": body_path(isa, m),
-            "isa": {"include": isa.include, "attribute": isa.attribute} if isa else None,
+            "isa": None if isinstance(isa, PairIsa) else {"include": isa.include, "attribute": isa.attribute},
         })
         return [(self.outputs(v)[0], text)]

@@ -153,6 +153,27 @@ static int tag_length_ok(size_t n)
     return (n >= 12 && n <= 16) || n == 8 || n == 4;
 }
 
+/* The closing block of the hash: the bit lengths of the AAD and the text. */
+static void lengths_block(uint8_t b[16], uint64_t aad_bytes, uint64_t text_bytes)
+{
+    aesgen_store_be64(b, aad_bytes * 8);
+    aesgen_store_be64(b + 8, text_bytes * 8);
+}
+
+static size_t pad16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+/* The tag: the hash XOR E_K(J0), truncated to tag_len bytes. */
+static void put_tag(uint8_t *tag, size_t tag_len, const uint8_t y[16], const uint8_t ek0[16])
+{
+    uint8_t full[16];
+    aesgen_xor_words(full, y, ek0, 16);
+    memcpy(tag, full, tag_len);
+    aesgen_memwipe(full, sizeof full);
+}
+
 /* y = GHASH over data (len bytes, the last block zero-padded). */
 static void ghash_padded(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t *data, size_t len)
 {
@@ -171,30 +192,48 @@ static void ghash_padded(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t
  * per section (the AAD, the text and the lengths block each ending in its own). */
 #define SHORT_MESSAGE_BYTES 512
 
+static int short_message(size_t aad_len, size_t len)
+{
+    return pad16(aad_len) + pad16(len) + 16 <= SHORT_MESSAGE_BYTES;
+}
+
+/* g = the AAD and the text, each zero-padded, then the lengths block: the hash input of a
+ * short message, in its blocks (returned). */
+/* dst = src zero-padded to whole blocks: the last block zeroed (a fixed-size store), then
+ * the bytes copied over it. src may be NULL when len is 0. */
+static void copy_padded(uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (len == 0)
+        return;
+    memset(dst + ((len - 1) & ~(size_t)15), 0, 16);
+    memcpy(dst, src, len);
+}
+
+static size_t stage_message(uint8_t *g, const uint8_t *aad, size_t aad_len, const uint8_t *text, size_t len)
+{
+    const size_t a = pad16(aad_len), t = pad16(len);
+    copy_padded(g, aad, aad_len);
+    copy_padded(g + a, text, len);
+    lengths_block(g + a + t, aad_len, len);
+    return (a + t) / 16 + 1;
+}
+
 /* y = GHASH over the AAD and the text, each zero-padded, then the lengths block: the hash
  * of a whole message (the one-shot calls). */
 static void hash_message(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t *aad, size_t aad_len,
                          const uint8_t *text, size_t len)
 {
-    uint8_t lengths[16];
-    aesgen_store_be64(lengths, (uint64_t)aad_len * 8);
-    aesgen_store_be64(lengths + 8, (uint64_t)len * 8);
-    const size_t a = (aad_len + 15) & ~(size_t)15, t = (len + 15) & ~(size_t)15;
-    if (a + t + 16 <= SHORT_MESSAGE_BYTES) {
+    const aesgen_ghash_variant *g = kstate(key)->ghash;
+    if (short_message(aad_len, len)) {
         uint8_t buf[SHORT_MESSAGE_BYTES];
-        if (aad_len != 0) /* aad and text may be NULL when empty */
-            memcpy(buf, aad, aad_len);
-        memset(buf + aad_len, 0, a - aad_len);
-        if (len != 0)
-            memcpy(buf + a, text, len);
-        memset(buf + a + len, 0, t - len);
-        memcpy(buf + a + t, lengths, 16);
-        kstate(key)->ghash->update(htable(key), y, buf, (a + t) / 16 + 1);
+        g->update(htable(key), y, buf, stage_message(buf, aad, aad_len, text, len));
         return;
     }
+    uint8_t lengths[16];
+    lengths_block(lengths, aad_len, len);
     ghash_padded(key, y, aad, aad_len);
     ghash_padded(key, y, text, len);
-    kstate(key)->ghash->update(htable(key), y, lengths, 1);
+    g->update(htable(key), y, lengths, 1);
 }
 
 /* The pre-counter block J0 (SP 800-38D 7.1). */
@@ -206,10 +245,10 @@ static void pre_counter(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_
         j0[15] = 1;
         return;
     }
-    uint8_t lengths[16] = {0};
+    uint8_t lengths[16];
     memset(j0, 0, 16);
     ghash_padded(key, j0, iv, iv_len);
-    aesgen_store_be64(lengths + 8, (uint64_t)iv_len * 8);
+    lengths_block(lengths, 0, iv_len);
     kstate(key)->ghash->update(htable(key), j0, lengths, 1);
 }
 
@@ -432,8 +471,7 @@ static void final_tag(stream_state *st, uint8_t full[16])
 {
     close_section(st);
     uint8_t lengths[16];
-    aesgen_store_be64(lengths, st->aad_bytes * 8);
-    aesgen_store_be64(lengths + 8, st->text_bytes * 8);
+    lengths_block(lengths, st->aad_bytes, st->text_bytes);
     kstate(st->key)->ghash->update(htable(st->key), st->y, lengths, 1);
     aesgen_xor_words(full, st->y, st->ek0, 16);
     st->phase = PHASE_DONE;
@@ -498,21 +536,81 @@ static int check_message(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv
     return AESGEN_OK;
 }
 
+/* Short messages with a 12-byte IV (TLS and QUIC records, the common case) take one AES
+ * call and one GHASH call, through one staging buffer laid out as the hash input (the
+ * AAD, the text, the lengths block, after 16 bytes of headroom). The 16 bytes before
+ * the text (the AAD's last block, or the headroom) are lent to J0: one CTR call from
+ * J0 gives E_K(J0) and the text's keystream together, in place. */
+#define HEADROOM 16
+
+static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t *text, size_t t,
+                        uint8_t ek0[16])
+{
+    uint8_t *const slot = text - 16;
+    uint8_t saved[16], counter[16];
+    memcpy(saved, slot, 16);
+    memset(slot, 0, 16);
+    memcpy(counter, iv, 12);
+    aesgen_store_be32(counter + 12, 1); /* J0; the text counts from inc32(J0) and never wraps here */
+    aesgen_variant_ctr(kstate(key)->aes, schedule(key), slot, slot, 1 + t / 16, counter);
+    memcpy(ek0, slot, 16);
+    memcpy(slot, saved, 16);
+}
+
+static void seal_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
+                       uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
+{
+    _Alignas(16) uint8_t buf[HEADROOM + SHORT_MESSAGE_BYTES];
+    uint8_t *const g = buf + HEADROOM, *const text = g + pad16(aad_len);
+    uint8_t y[16] = {0}, ek0[16];
+    memset(buf, 0, HEADROOM);
+    const size_t n = stage_message(g, aad, aad_len, in, len);
+    ctr_from_j0(key, iv, text, pad16(len), ek0);
+    if (len != 0)
+        memcpy(out, text, len);
+    memset(text + len, 0, pad16(len) - len); /* keystream past the text: zero padding again */
+    kstate(key)->ghash->update(htable(key), y, g, n);
+    put_tag(tag, tag_len, y, ek0);
+    aesgen_memwipe(ek0, sizeof ek0);
+}
+
+/* The hash of the ciphertext first; the text is decrypted in the staging buffer and
+ * copied out only when the tag matches; the buffer's plaintext is wiped either way. */
+static int open_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
+                      uint8_t *out, const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len)
+{
+    _Alignas(16) uint8_t buf[HEADROOM + SHORT_MESSAGE_BYTES];
+    uint8_t *const g = buf + HEADROOM, *const text = g + pad16(aad_len);
+    uint8_t y[16] = {0}, ek0[16], full[16];
+    memset(buf, 0, HEADROOM);
+    kstate(key)->ghash->update(htable(key), y, g, stage_message(g, aad, aad_len, in, len));
+    ctr_from_j0(key, iv, text, pad16(len), ek0);
+    aesgen_xor_words(full, y, ek0, 16);
+    const int differs = tag_differs(full, tag, tag_len);
+    if (!differs && len != 0)
+        memcpy(out, text, len);
+    aesgen_memwipe(text, pad16(len));
+    aesgen_memwipe(ek0, sizeof ek0);
+    aesgen_memwipe(full, sizeof full);
+    return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
+}
+
 int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                     size_t aad_len, uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
 {
     int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
     if (rc != AESGEN_OK)
         return rc;
+    if (iv_len == 12 && short_message(aad_len, len)) {
+        seal_short(key, iv, aad, aad_len, out, in, len, tag, tag_len);
+        return AESGEN_OK;
+    }
     stream_state st;
     start(&st, key, AESGEN_ENCRYPT, iv, iv_len);
     if (len != 0)
         keystream_xor(&st, out, in, len);
     hash_message(key, st.y, aad, aad_len, out, len);
-    uint8_t full[16];
-    aesgen_xor_words(full, st.y, st.ek0, 16);
-    memcpy(tag, full, tag_len);
-    aesgen_memwipe(full, sizeof full);
+    put_tag(tag, tag_len, st.y, st.ek0);
     aesgen_memwipe(&st, sizeof st);
     return AESGEN_OK;
 }
@@ -524,6 +622,8 @@ int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
     if (rc != AESGEN_OK)
         return rc;
+    if (iv_len == 12 && short_message(aad_len, len))
+        return open_short(key, iv, aad, aad_len, out, in, len, tag, tag_len);
     stream_state st;
     start(&st, key, AESGEN_DECRYPT, iv, iv_len);
     /* authenticate first: the hash of the ciphertext as given, then the tag */

@@ -396,7 +396,7 @@ int main(int argc, char **argv)
         return EXIT_SKIP;
     }
     make_sbox();
-    if (!check_reference_round())
+    if (!check_reference_round() || !check_reference_clmul())
         return EXIT_FAIL;
 
     struct sigaction sa;

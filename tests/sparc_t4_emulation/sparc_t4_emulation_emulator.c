@@ -1,7 +1,8 @@
 /*
- * sparc_t4_emulation_emulator.c -- aesgen_sparc_t4_emulation: the emulator of the T4 AES opcodes and
- * VIS3 moves (decoding, the SIGILL handler working on the Linux rt signal frame),
- * the rewriting of the T4 functions to illtrap, the counts and sabotages, and the
+ * sparc_t4_emulation_emulator.c -- aesgen_sparc_t4_emulation: the emulator of the T4 AES opcodes,
+ * VIS3 moves and VIS3 carry-less multiplies (decoding, the SIGILL handler working on the
+ * Linux rt signal frame), the rewriting of the T4 functions and of the VIS3 GHASH's
+ * functions to illtrap, the counts and sabotages, and the
  * start-up check of the decoder against the assembler (sparc_t4_emulation_probe.S). See
  * sparc_t4_emulation_test.c.
  */
@@ -20,15 +21,15 @@
 
 /* ------------------------------------------------------------ the emulator */
 
-/* 0..7: the AES round forms by op5, then K_KEXPAND0 .. K_MOVDTOX */
+/* 0..7: the AES round forms by op5, then K_KEXPAND0 .. K_XMULXHI */
 const char *const kind_name[N_KINDS] = {
     "aes_eround01",   "aes_eround23",   "aes_dround01", "aes_dround23", "aes_eround01_l",
     "aes_eround23_l", "aes_dround01_l", "aes_dround23_l", "aes_kexpand0", "aes_kexpand1",
-    "aes_kexpand2",   "movxtod",        "movdtox"};
+    "aes_kexpand2",   "movxtod",        "movdtox",      "xmulx",        "xmulxhi"};
 
 const char *const sabotage_name[N_SABOTAGE] = {
     "none", "swap-halves", "last-as-middle", "kexpand1-no-rot", "movxtod-swap32", "movdtox-low32",
-    "no-window-write"};
+    "no-window-write", "xmulx-no-bit63", "xmulxhi-shl1"};
 
 /* Counts, written for every emulated instruction. On SPARC the PLT is code
  * in the data segment, and qemu write-protects a page it has translated code
@@ -56,7 +57,8 @@ static size_t n_patches;
  *     op5 0..7 the AES rounds (rs1 k, rs2 hi, rs3 lo): eround01, eround23,
  *     dround01, dround23, then the _l forms; op5 8 aes_kexpand1 (imm5: rcon index);
  *   op3 0x36 (IMPDEP1), opf (bits 13:5): 0x130 aes_kexpand0, 0x131 aes_kexpand2,
- *     0x118 movxtod and 0x110 movdtox (both with rs1 0). */
+ *     0x118 movxtod and 0x110 movdtox (both with rs1 0), 0x115 xmulx and 0x116
+ *     xmulxhi (rd, rs1, rs2 integer registers). */
 static int t4_kind(uint32_t w)
 {
     if (w >> 30 != 2)
@@ -75,6 +77,10 @@ static int t4_kind(uint32_t w)
         return K_MOVXTOD;
     if (opf == 0x110 && rs1 == 0)
         return K_MOVDTOX;
+    if (opf == 0x115)
+        return K_XMULX;
+    if (opf == 0x116)
+        return K_XMULXHI;
     return -1;
 }
 
@@ -141,6 +147,15 @@ static void emulate(uint32_t w, struct sigcontext *sc, uint64_t *win)
         uint64_t v = fp_get(f, rs2);
         if (sabotage == SAB_MOVDTOX_LOW32)
             v &= 0xffffffffu;
+        int_put(sc, win, rd, v);
+    } else if (kind == K_XMULX || kind == K_XMULXHI) {
+        uint64_t hi;
+        const uint64_t lo = clmul64_reference(int_get(sc, win, rs1), int_get(sc, win, rs2), &hi);
+        uint64_t v = kind == K_XMULX ? lo : hi;
+        if (kind == K_XMULX && sabotage == SAB_XMULX_NO_BIT63)
+            v &= ~(UINT64_C(1) << 63);
+        if (kind == K_XMULXHI && sabotage == SAB_XMULXHI_SHL1)
+            v <<= 1;
         int_put(sc, win, rd, v);
     } else if (kind >= K_KEXPAND0) {
         fp_put(f, rd, t4_kexpand(kind - K_KEXPAND0, (w >> 9) & 0x1f, fp_get(f, rs1), fp_get(f, rs2),
@@ -220,10 +235,36 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-static int is_t4_function(const char *name)
+/* The functions to rewrite: the T4 ones, the probe, and every function of the VIS3 GHASH
+ * variants. Those are static C functions (ghash__sparc64_vis3_x4_setkey, _update, and
+ * whatever helpers the compiler did not inline: ghash_blocks, ghash_tail, ghash_powers,
+ * ... whose names other GHASH variants share), so they are found by the file their
+ * local symbols belong to (the STT_FILE symbol before them, e.g.
+ * ghash__sparc64_vis3_x4.c), as well as by name.
+ *
+ * The xmulx/xmulxhi words are rewritten like the T4 ones, although qemu 7.2 already
+ * raises SIGILL on them and the handler could take the original word at the PC: that
+ * would depend on what the emulator in use does with VIS3 (a qemu that implements
+ * xmulx, or a CPU with VIS3 but not the T4 opcodes, would run them natively and the
+ * emulation would silently drop out), while the rewritten words trap everywhere, the
+ * handler keeps accepting only words it rewrote, and every word is accounted for
+ * below: a T4 or VIS3 multiply word outside the rewritten functions fails the test. */
+static int is_t4_function(const char *name, int in_vis3_file)
 {
-    return strcmp(name, "t4emu_probe") == 0 ||
+    return strcmp(name, "t4emu_probe") == 0 || in_vis3_file || strstr(name, "__sparc64_vis3") != NULL ||
            (strncmp(name, "aesgen_", 7) == 0 && strstr(name, "__sparc64_t4") != NULL);
+}
+
+/* How many words of [start, start+size) the emulator would take (t4_kind != -1). */
+static long count_t4_words(uintptr_t start, size_t size)
+{
+    long n = 0;
+    for (uintptr_t a = start; a + 4 <= start + size; a += 4) {
+        uint32_t w;
+        memcpy(&w, (const void *)a, 4);
+        n += t4_kind(w) != -1;
+    }
+    return n;
 }
 
 /* Replaces the T4 words of [start, start+size) with illtrap; returns how many,
@@ -299,8 +340,8 @@ int rewrite_t4_code(void)
     }
     dl_iterate_phdr(first_object, NULL);
 
-    unsigned functions = 0;
-    long words = 0;
+    unsigned functions = 0, vis3_functions = 0;
+    long words = 0, vis3_words = 0;
     for (unsigned s = 0; s < eh.e_shnum; s++) {
         Elf64_Shdr sym, str;
         memcpy(&sym, buf + eh.e_shoff + s * sizeof sym, sizeof sym);
@@ -309,26 +350,47 @@ int rewrite_t4_code(void)
         memcpy(&str, buf + eh.e_shoff + sym.sh_link * sizeof str, sizeof str);
         if (sym.sh_offset + sym.sh_size > (uint64_t)len || str.sh_offset + str.sh_size > (uint64_t)len)
             continue;
+        int in_vis3_file = 0; /* the local symbols of a VIS3 GHASH variant's file */
         for (uint64_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
             Elf64_Sym e;
             memcpy(&e, buf + sym.sh_offset + k * sizeof e, sizeof e);
-            if (ELF64_ST_TYPE(e.st_info) != STT_FUNC || e.st_size == 0 || e.st_name >= str.sh_size ||
+            if (e.st_name >= str.sh_size ||
                 memchr(buf + str.sh_offset + e.st_name, '\0', str.sh_size - e.st_name) == NULL)
                 continue;
             const char *name = (const char *)buf + str.sh_offset + e.st_name;
-            if (!is_t4_function(name))
+            if (ELF64_ST_TYPE(e.st_info) == STT_FILE)
+                in_vis3_file = strstr(name, "__sparc64_vis3") != NULL;
+            if (ELF64_ST_TYPE(e.st_info) != STT_FUNC || e.st_size == 0 || e.st_shndx == SHN_UNDEF)
                 continue;
-            const long n = rewrite_function(name, load_bias + (uintptr_t)e.st_value, (size_t)e.st_size);
+            const uintptr_t start = load_bias + (uintptr_t)e.st_value;
+            const int vis3 = ELF64_ST_BIND(e.st_info) == STB_LOCAL && in_vis3_file;
+            if (!is_t4_function(name, vis3)) {
+                const long stray = count_t4_words(start, (size_t)e.st_size);
+                if (stray != 0) {
+                    printf("FAIL %s: %ld T4 or VIS3 multiply words in a function this test does not rewrite\n",
+                           name, stray);
+                    free(buf);
+                    return 0;
+                }
+                continue;
+            }
+            const long n = rewrite_function(name, start, (size_t)e.st_size);
             if (n < 0) {
                 free(buf);
                 return 0;
             }
             functions++;
             words += n;
+            if (vis3 || strstr(name, "__sparc64_vis3") != NULL) {
+                vis3_functions++;
+                vis3_words += n;
+            }
         }
     }
     free(buf);
-    printf("     rewrote %ld T4 instructions to illtrap in %u functions\n", words, functions);
+    printf("     rewrote %ld T4 and VIS3 instructions to illtrap in %u functions (%ld in the %u functions "
+           "of the VIS3 GHASH variants)\n",
+           words, functions, vis3_words, vis3_functions);
     if (words == 0) {
         printf("FAIL no T4 instructions found (is the executable stripped?)\n");
         return 0;
@@ -336,12 +398,12 @@ int rewrite_t4_code(void)
     return 1;
 }
 
-void t4emu_probe(const uint64_t in[4], uint64_t out[15]);
+void t4emu_probe(const uint64_t in[4], uint64_t out[22]);
 
 /* The decoder against the assembler's encodings (sparc_t4_emulation_probe.S). */
 int check_probe(void)
 {
-    uint64_t in[4], out[15], want[15];
+    uint64_t in[4], out[22], want[22], hi;
     unsigned long before[N_KINDS];
     in[0] = 0xa0fafe1788542cb1ull; /* appendix B: k1 hi, round-1 state, and a pattern */
     in[1] = 0x193de3bea0f4e22bull;
@@ -356,19 +418,29 @@ int check_probe(void)
     want[12] = t4_kexpand(1, 7, in[0], in[1], 1);
     want[13] = t4_kexpand(0, 0, in[0], in[1], 1);
     want[14] = t4_kexpand(2, 0, in[0], in[1], 1);
+    want[15] = clmul64_reference(in[3], in[0], &want[16]);
+    clmul64_reference(want[15], want[16], &want[17]);
+    want[18] = clmul64_reference(want[17], in[3], &hi);
+    want[19] = clmul64_reference(in[1], in[0], &hi);
+    clmul64_reference(in[1], want[18], &want[20]);
+    want[21] = 0;
     for (unsigned k = 0; k < N_KINDS; k++)
         before[k] = (unsigned long)hot.emulated[k];
     memset(out, 0x5a, sizeof out);
     t4emu_probe(in, out);
     int ok = 1;
-    for (unsigned i = 0; i < 15; i++)
+    for (unsigned i = 0; i < 22; i++)
         if (out[i] != want[i]) {
             printf("FAIL opcode probe: out[%u] = %016llx, expected %016llx (%s)\n", i, (unsigned long long)out[i],
                    (unsigned long long)want[i],
-                   i < 8 ? kind_name[i] : i < 10 ? "destination = source" : i < 12 ? "moves" : "kexpand");
+                   i < 8    ? kind_name[i]
+                   : i < 10 ? "destination = source"
+                   : i < 12 ? "moves"
+                   : i < 15 ? "kexpand"
+                            : "xmulx/xmulxhi");
             ok = 0;
         }
-    static const unsigned expected_count[N_KINDS] = {2, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 4, 3};
+    static const unsigned expected_count[N_KINDS] = {2, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 4, 3, 4, 3};
     for (unsigned k = 0; k < N_KINDS; k++)
         if ((unsigned long)hot.emulated[k] - before[k] != expected_count[k]) {
             printf("FAIL opcode probe: %lu %s emulated, expected %u\n", (unsigned long)hot.emulated[k] - before[k],
@@ -376,8 +448,8 @@ int check_probe(void)
             ok = 0;
         }
     if (ok)
-        printf("ok   opcode probe: every form, both FP banks, destination = source, moves through "
-               "%%l %%i %%o %%g\n");
+        printf("ok   opcode probe: every form, both FP banks, destination = source, moves and "
+               "xmulx/xmulxhi through %%l %%i %%o %%g\n");
     return ok;
 }
 
@@ -395,6 +467,10 @@ unsigned long sabotage_exposure(int s)
         return count(1u << K_MOVXTOD);
     case SAB_MOVDTOX_LOW32:
         return count(1u << K_MOVDTOX);
+    case SAB_XMULX_NO_BIT63:
+        return count(1u << K_XMULX);
+    case SAB_XMULXHI_SHL1:
+        return count(1u << K_XMULXHI);
     default:
         return (unsigned long)hot.window_writes;
     }

@@ -1,5 +1,5 @@
 /*
- * t4emu_probe(const uint64_t in[4], uint64_t out[15]) -- every T4 opcode form the
+ * t4emu_probe(const uint64_t in[4], uint64_t out[22]) -- every T4 and VIS3 opcode form the
  * emulator knows, as GNU as encodes it, for the start-up check in
  * sparc_t4_emulation_emulator.c (which rewrites these words like the generated ones).
  *
@@ -10,6 +10,15 @@
  *   out[10]    x through movxtod/movdtox via %l5, %i5, %o3 and %g1
  *   out[11]    movxtod %g0 (zero)
  *   out[12..14] aes_kexpand1 (rcon index 7), aes_kexpand0, aes_kexpand2 of k, hi
+ *   out[15..21] xmulx/xmulxhi (lo/hi of the carry-less product), each operand in turn
+ *              in %l, %i, %o and %g, with rd = rs2 and rd = rs1 once each:
+ *     15  lo(x * k)          xmulx   %l1, %i2, %o3
+ *     16  hi(x * k)          xmulxhi %l1, %i2, %i4
+ *     17  hi(out15 * out16)  xmulxhi %o3, %i4, %g5
+ *     18  lo(out17 * x)      xmulx   %g5, %l1, %l3
+ *     19  lo(hi * k)         xmulx   %g4, %i2, %i2   (%g4 = hi; rd = rs2)
+ *     20  hi(hi * out18)     xmulxhi %g4, %l3, %g4   (rd = rs1)
+ *     21  lo(x * 0)          xmulx   %l1, %g0, %o5
  *
  * Operands sit in both FP banks: %f32-%f62 set the odd low bit of the 5-bit
  * register field, which is what a wrong decoder gets wrong.
@@ -66,6 +75,23 @@ t4emu_probe:
 	std %f38, [%i1+96]
 	std %f42, [%i1+104]
 	std %f56, [%i1+112]
+	ldx [%i0+24], %l1
+	ldx [%i0], %i2
+	ldx [%i0+8], %g4
+	xmulx %l1, %i2, %o3
+	xmulxhi %l1, %i2, %i4
+	xmulxhi %o3, %i4, %g5
+	xmulx %g5, %l1, %l3
+	xmulx %g4, %i2, %i2
+	xmulxhi %g4, %l3, %g4
+	xmulx %l1, %g0, %o5
+	stx %o3, [%i1+120]
+	stx %i4, [%i1+128]
+	stx %g5, [%i1+136]
+	stx %l3, [%i1+144]
+	stx %i2, [%i1+152]
+	stx %g4, [%i1+160]
+	stx %o5, [%i1+168]
 	ret
 	restore
 	.size t4emu_probe, .-t4emu_probe

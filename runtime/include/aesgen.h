@@ -194,7 +194,7 @@ AESGEN_API int aesgen_backend_supported(const char *name);
  * directions from the old choice or both from the new.
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
  * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon,
- * pclmul, arm_pmull, vpclmulqdq)
+ * pclmul, arm_pmull, vpclmulqdq, rv_clmul, sparc_vis3)
  * hides CPU features from dispatch for a process. */
 AESGEN_API int aesgen_force_backend(const char *name);
 

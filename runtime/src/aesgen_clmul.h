@@ -82,7 +82,7 @@ static inline uint64_t aesgen_clmul64_vis3(uint64_t x, uint64_t y, uint64_t *hi)
 
 static inline uint64_t aesgen_bswap64(uint64_t v)
 {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__sparc__) /* SPARC has no byte swap: GCC calls libgcc */
     return __builtin_bswap64(v);
 #else
     v = ((v & UINT64_C(0x00ff00ff00ff00ff)) << 8) | ((v >> 8) & UINT64_C(0x00ff00ff00ff00ff));

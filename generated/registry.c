@@ -615,6 +615,9 @@ const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_regis
 extern const aesgen_ghash_variant aesgen_ghash__aarch64_pmull_x8;
 #endif
 extern const aesgen_ghash_variant aesgen_ghash__portable_x4;
+#if defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+extern const aesgen_ghash_variant aesgen_ghash__ppc64le_p8_x8;
+#endif
 #if defined(__x86_64__)
 extern const aesgen_ghash_variant aesgen_ghash__x86_64_avx_pclmul_x8;
 #endif
@@ -633,6 +636,9 @@ const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
     &aesgen_ghash__aarch64_pmull_x8,
 #endif
     &aesgen_ghash__portable_x4,
+#if defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+    &aesgen_ghash__ppc64le_p8_x8,
+#endif
 #if defined(__x86_64__)
     &aesgen_ghash__x86_64_avx_pclmul_x8,
 #endif

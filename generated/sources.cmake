@@ -20,6 +20,8 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_aarch64_x8_setup.h
     common/ghash_portable_x4.h
     common/ghash_portable_x4_setup.h
+    common/ghash_ppc64le_x8.h
+    common/ghash_ppc64le_x8_setup.h
     common/ghash_x86_64_256_x16.h
     common/ghash_x86_64_512_x16.h
     common/ghash_x86_64_x16_setup.h
@@ -186,6 +188,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
     ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
+    ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
     ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c
@@ -310,6 +313,7 @@ set(AESGEN_VARIANTS
 set(AESGEN_GHASH_VARIANTS
     ghash__aarch64_pmull_x8
     ghash__portable_x4
+    ghash__ppc64le_p8_x8
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
     ghash__x86_64_vpclmul256_x16
@@ -561,6 +565,8 @@ set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_FEATURES_ghash__portable_x4 "")
 set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
+set(AESGEN_FEATURES_ghash__ppc64le_p8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_ghash__ppc64le_p8_x8 ghash-vpmsumd)
 set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")
 set(AESGEN_BACKEND_OF_ghash__x86_64_avx_pclmul_x8 ghash-avx-pclmul)
 set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")

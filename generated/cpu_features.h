@@ -21,7 +21,7 @@ enum {
     AESGEN_CPU_AVX512VL = 1u << 6, /* x86-64 AVX-512VL */
     AESGEN_CPU_AVX512BW = 1u << 7, /* x86-64 AVX-512BW */
     AESGEN_CPU_ARM_AES = 1u << 8, /* AArch64 AESE/AESD/AESMC/AESIMC (HWCAP_AES) */
-    AESGEN_CPU_PPC_VCRYPTO = 1u << 9, /* POWER8 vcipher/vncipher (PPC_FEATURE2_VEC_CRYPTO) */
+    AESGEN_CPU_PPC_VCRYPTO = 1u << 9, /* POWER8 vcipher/vncipher and vpmsumd (PPC_FEATURE2_VEC_CRYPTO) */
     AESGEN_CPU_RV_ZKNE = 1u << 10, /* RISC-V scalar AES encryption */
     AESGEN_CPU_RV_ZKND = 1u << 11, /* RISC-V scalar AES decryption */
     AESGEN_CPU_SPARC_AES = 1u << 12, /* SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit) */

@@ -615,6 +615,9 @@ const size_t aesgen_registry_size = sizeof aesgen_registry / sizeof aesgen_regis
 extern const aesgen_ghash_variant aesgen_ghash__aarch64_pmull_x8;
 #endif
 extern const aesgen_ghash_variant aesgen_ghash__portable_x4;
+#if defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+extern const aesgen_ghash_variant aesgen_ghash__ppc64le_p8_x8;
+#endif
 #if defined(__riscv) && __riscv_xlen == 64
 extern const aesgen_ghash_variant aesgen_ghash__riscv64_clmul_x4;
 #endif
@@ -639,6 +642,9 @@ const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
     &aesgen_ghash__aarch64_pmull_x8,
 #endif
     &aesgen_ghash__portable_x4,
+#if defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+    &aesgen_ghash__ppc64le_p8_x8,
+#endif
 #if defined(__riscv) && __riscv_xlen == 64
     &aesgen_ghash__riscv64_clmul_x4,
 #endif

@@ -20,6 +20,8 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_aarch64_x8_setup.h
     common/ghash_portable_x4.h
     common/ghash_portable_x4_setup.h
+    common/ghash_ppc64le_x8.h
+    common/ghash_ppc64le_x8_setup.h
     common/ghash_riscv64_x4.h
     common/ghash_riscv64_x4_setup.h
     common/ghash_sparc64_x4.h
@@ -190,6 +192,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
     ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
+    ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c
     ghash_riscv64_clmul/ghash__riscv64_clmul_x4.c
     ghash_sparc64_vis3/ghash__sparc64_vis3_x4.c
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
@@ -316,6 +319,7 @@ set(AESGEN_VARIANTS
 set(AESGEN_GHASH_VARIANTS
     ghash__aarch64_pmull_x8
     ghash__portable_x4
+    ghash__ppc64le_p8_x8
     ghash__riscv64_clmul_x4
     ghash__sparc64_vis3_x4
     ghash__x86_64_avx_pclmul_x8
@@ -569,6 +573,8 @@ set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_FEATURES_ghash__portable_x4 "")
 set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
+set(AESGEN_FEATURES_ghash__ppc64le_p8_x8 "ppc_vcrypto")
+set(AESGEN_BACKEND_OF_ghash__ppc64le_p8_x8 ghash-vpmsumd)
 set(AESGEN_FEATURES_ghash__riscv64_clmul_x4 "rv_clmul")
 set(AESGEN_BACKEND_OF_ghash__riscv64_clmul_x4 ghash-rv-clmul)
 set(AESGEN_FEATURES_ghash__sparc64_vis3_x4 "sparc_vis3")

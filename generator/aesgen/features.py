@@ -29,7 +29,7 @@ FEATURES = (
     Feature("avx512vl", "x86-64 AVX-512VL"),
     Feature("avx512bw", "x86-64 AVX-512BW"),
     Feature("arm_aes", "AArch64 AESE/AESD/AESMC/AESIMC (HWCAP_AES)"),
-    Feature("ppc_vcrypto", "POWER8 vcipher/vncipher (PPC_FEATURE2_VEC_CRYPTO)"),
+    Feature("ppc_vcrypto", "POWER8 vcipher/vncipher and vpmsumd (PPC_FEATURE2_VEC_CRYPTO)"),
     Feature("rv_zkne", "RISC-V scalar AES encryption"),
     Feature("rv_zknd", "RISC-V scalar AES decryption"),
     Feature("sparc_aes", "SPARC T4 AES opcodes (HWCAP crypto and the CFR AES bit)"),

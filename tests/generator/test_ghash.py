@@ -1,8 +1,8 @@
 """GHASH as programs: the set-up and update programs against the reference GHASH for
 every aggregation factor, multiply (schoolbook, Karatsuba) and reduction (shifts,
 carry-less multiplies), the model's carry-less multiply, byte and half swaps against their
-definitions, wrong reduction constants caught, and the portable printer leaving out
-exactly the lanes nothing reads."""
+definitions, wrong reduction constants caught, the portable printer leaving out
+exactly the lanes nothing reads, and the POWER8 (vpmsumd) printer and target."""
 
 import random
 import re
@@ -13,7 +13,9 @@ from pathlib import Path
 from aesgen import pipeline, reference_gcm
 from aesgen.algorithm import ghash
 from aesgen.emit import EMITTERS
-from aesgen.emit.c_ghash import ISAS, Method, PairIsa, _live_lanes, pair_statements, programs, run_tail
+from aesgen.emit.c_ghash import (ISAS, Method, PairIsa, _live_lanes, body_path, pair_statements, programs,
+                                   run_tail, setup_path)
+from aesgen.emit.c_simd import vector_statements
 from aesgen.targets import TargetError, load_target
 from aesgen.ir import Memory, Op, Program
 from aesgen.model import clmul64, execute
@@ -25,6 +27,17 @@ def run_ghash(n, h, y, data, update=None, multiply="schoolbook", reduction="shif
     state = {"y": bytearray(y), "data": bytearray(data), "htable": table["htable"]}
     execute(update or ghash.update(n, multiply=multiply, reduction=reduction), state)
     return bytes(state["y"])
+
+
+def load_edited(name, old, new):
+    """A shipped target description with `old` replaced by `new`, loaded and checked."""
+    text = (pipeline.ROOT / "generator" / "targets" / f"{name}.toml").read_text(encoding="utf-8")
+    if old not in text:
+        raise AssertionError(f"{name}.toml has no {old!r}")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"{name}.toml"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        return load_target(path, None, EMITTERS)
 
 
 class Programs(unittest.TestCase):
@@ -165,12 +178,7 @@ class Choices(unittest.TestCase):
     combination a variant named by what differs from the default, the first preferred."""
 
     def load(self, name, extra):
-        text = (pipeline.ROOT / "generator" / "targets" / f"{name}.toml").read_text(encoding="utf-8")
-        text = text.replace("[variants]\n", "[variants]\n" + extra, 1)
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / f"{name}.toml"
-            path.write_text(text, encoding="utf-8")
-            return load_target(path, None, EMITTERS)
+        return load_edited(name, "[variants]\n", "[variants]\n" + extra)
 
     def test_defaults_and_names(self):
         emitter = EMITTERS["c_ghash"]
@@ -234,6 +242,74 @@ class PortablePrinter(unittest.TestCase):
             want = 2 << 30 | regs[rd] << 25 | 0x36 << 19 | regs[rs1] << 14 | opf << 5 | regs[rs2]
             self.assertEqual(int(word, 16), want, name)
             self.assertIn(f".word 0x{word}", header)
+
+
+class PowerPrinter(unittest.TestCase):
+    """p8_vpmsumd: every op the GHASH programs use has a spelling; vpmsumd sums both lanes'
+    products, so each single product pairs the wanted lane of b with a zero first (the
+    mapping below was checked under qemu-ppc64le -cpu power8; the cross suite's
+    gcm_vectors_ghash_ghash__ppc64le_p8_x8 runs the printed programs)."""
+
+    isa = ISAS["p8_vpmsumd"]
+
+    def test_every_program_prints(self):
+        for multiply in ghash.MULTIPLIES:
+            for reduction in ghash.REDUCTIONS:
+                progs = programs(Method(8, 1, multiply, reduction))
+                for prog in (progs.setkey, progs.update, *progs.tail):
+                    text = "\n".join(vector_statements(prog, self.isa))
+                    self.assertEqual(text.count("__builtin_crypto_vpmsumd("), prog.count("clmul"), prog.name)
+                    self.assertNotIn("_mm", text)
+                    self.assertNotIn("vld1q", text)
+                    for line in text.splitlines():
+                        if "=" in line:
+                            self.assertTrue(line.lstrip().startswith("const __vector unsigned long long "), line)
+
+    def test_default_update_multiplies(self):
+        prog = programs(Method(8, 1, "karatsuba", "clmul")).update
+        text = "\n".join(vector_statements(prog, self.isa))
+        self.assertEqual(text.count("__builtin_crypto_vpmsumd("), 26)   # 3 per block, 2 to reduce
+
+    def test_lane_selectors(self):
+        zero = []
+        const = lambda key, expr: zero.append((key, expr)) or "Z"
+        want = {0x00: "vec_mergeh(b, Z)", 0x11: "vec_mergel(Z, b)",
+                0x10: "vec_mergel(b, Z)", 0x01: "vec_mergeh(Z, b)"}
+        for sel, pair in want.items():
+            self.assertEqual(self.isa.clmul("a", "b", sel, const), f"__builtin_crypto_vpmsumd(a, {pair})")
+        self.assertEqual({k for k, _ in zero}, {("value", 0)})
+
+    def test_what_it_cannot_spell_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "64-bit lanes"):
+            self.isa.vtype(32)
+        with self.assertRaisesRegex(ValueError, "32-bit units"):
+            self.isa.shuffle("unpacklo", "a", "b", 32, 64)
+        with self.assertRaisesRegex(ValueError, "ror"):
+            self.isa.expr("ror", ["a", 8], 64, lambda key, expr: "K")
+
+    def test_generated_files_and_cmake(self):
+        gen = pipeline.ROOT / "generated"
+        m = Method(8, 1, "karatsuba", "clmul")
+        self.assertEqual(body_path(self.isa, m), "common/ghash_ppc64le_x8.h")
+        self.assertEqual(setup_path(self.isa, m), "common/ghash_ppc64le_x8_setup.h")
+        for path in (body_path(self.isa, m), setup_path(self.isa, m), "ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c"):
+            self.assertTrue((gen / path).is_file(), path)
+        variant = (gen / "ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c").read_text(encoding="utf-8")
+        self.assertIn("#if defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)", variant)
+        self.assertIn('__attribute__((target("cpu=power8")))', variant)
+        cmake = (gen / "sources.cmake").read_text(encoding="utf-8")
+        self.assertIn('set(AESGEN_FEATURES_ghash__ppc64le_p8_x8 "ppc_vcrypto")', cmake)
+        self.assertIn("ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c", cmake)
+
+    def test_target_is_checked(self):
+        emitter = EMITTERS["c_ghash"]
+        target = load_edited("ghash-ppc64le-p8", "", "")
+        self.assertEqual([(v.name, v.rank, emitter.processor_of(v)) for v in emitter.variants(target)],
+                         [("ghash__ppc64le_p8_x8", 300, "^(ppc64le|powerpc64le)$")])
+        with self.assertRaisesRegex(TargetError, r"isa.name.*'p9_vpmsumd'"):
+            load_edited("ghash-ppc64le-p8", 'name = "p8_vpmsumd"', 'name = "p9_vpmsumd"')
+        with self.assertRaisesRegex(TargetError, r"p8_vpmsumd needs exactly \[ppc_vcrypto\]"):
+            load_edited("ghash-ppc64le-p8", 'cpu_features = ["ppc_vcrypto"]', 'cpu_features = ["arm_pmull"]')
 
 
 if __name__ == "__main__":

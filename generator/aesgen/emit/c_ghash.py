@@ -11,6 +11,8 @@ per lane pair (or two or four per vector for the wide update); an ISA prints the
     vpclmul256 VPCLMULQDQ on ymm, two blocks per vector (the N-block update only)
     vpclmul512 VPCLMULQDQ on zmm, four blocks per vector (the N-block update only)
     neon_pmull AArch64 intrinsics (PMULL, PMULL2), `target("+crypto")`
+    p8_vpmsumd POWER8 altivec.h intrinsics, little-endian (vpmsumd after one xxpermdi
+               per product), `target("cpu=power8")`
     portable   every lane pair as two uint64_t, the carry-less multiply by integer
                multiplication with holes (runtime/src/aesgen_clmul.h): constant time,
                no table, for every CPU without a carry-less multiply instruction
@@ -36,7 +38,7 @@ from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
 from .base import Emitter, SharedSource
-from .c_simd import AARCH64, X86, Isa, vector_statements
+from .c_simd import AARCH64, POWER, X86, Isa, vector_statements
 
 
 
@@ -79,9 +81,14 @@ ISAS: dict[str, Isa | PairIsa] = {
                       ("avx", "avx2", "avx512f", "avx512bw", "pclmul", "vpclmulqdq")),
     "neon_pmull": Isa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
                       '__attribute__((target("+crypto")))', ("arm_pmull",)),
+    # vpmsumd sums both lanes' products: one xxpermdi per product pairs the wanted lane
+    # with a zero; PPC_FEATURE2_VEC_CRYPTO covers it (as the Linux kernel's ghash-p8)
+    "p8_vpmsumd": Isa("p8_vpmsumd", 128, "defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)", POWER,
+                      "<altivec.h>", '__attribute__((target("cpu=power8")))', ("ppc_vcrypto",)),
 }
 # How each printer multiplies, for the generated headers.
-MULTIPLY = {X86: "PCLMULQDQ intrinsics", AARCH64: "PMULL/PMULL2 intrinsics"}
+MULTIPLY = {X86: "PCLMULQDQ intrinsics", AARCH64: "PMULL/PMULL2 intrinsics",
+            POWER: "vpmsumd intrinsics (one xxpermdi per product)"}
 MULTIPLY_WIDE = {X86: "VPCLMULQDQ intrinsics"}
 MODEL_TRIALS = 4
 
@@ -292,7 +299,7 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
 
 # Where one spelling of the programs is shared: every ISA printed by the same printer
 # (x86-64 intrinsics under different `target` attributes, say) includes one body.
-SPELLINGS = {X86: "x86_64", AARCH64: "aarch64"}
+SPELLINGS = {X86: "x86_64", AARCH64: "aarch64", POWER: "ppc64le"}
 
 
 def spelling(isa: Isa | PairIsa) -> str:

@@ -47,7 +47,19 @@ class Isa:
     byte_shuffle: bool = False    # rotations by whole bytes as one byte shuffle
     ternary: bool = False         # three-input logic (vpternlog)
 
+    @property
+    def power(self) -> bool:
+        """64-bit little-endian POWER (VSX; POWER8's vpmsumd): 64-bit lanes only."""
+        return self.processor == POWER
+
+    def _power_lanes(self, lane: int) -> None:
+        if lane != 64 or self.vector_bits != 128:
+            raise ValueError(f"{self.name}: only 128-bit vectors of 64-bit lanes")
+
     def vtype(self, lane: int) -> str:
+        if self.power:
+            self._power_lanes(lane)
+            return "__vector unsigned long long"
         if self.name.startswith("neon"):
             return f"uint{lane}x{self.vector_bits // lane}_t"
         return {128: "__m128i", 256: "__m256i", 512: "__m512i"}[self.vector_bits]
@@ -66,6 +78,8 @@ class Isa:
         """One op as an expression over vectors. args: operand expressions, except the
         immediate of shifts and rotations (an int) and of ternary (its truth table).
         const(key, expr) names a constant vector hoisted to the top of the function."""
+        if self.power:
+            return self._power_expr(code, args, lane, const)
         if self.name.startswith("neon"):
             u = f"u{lane}"
             simple = {"xor": "veorq", "and": "vandq", "or": "vorrq", "andn": "vbicq"}
@@ -109,14 +123,32 @@ class Isa:
             return f"{f('ternary')}({args[0]}, {args[1]}, {args[2]}, 0x{args[3]:02x})"
         raise ValueError(code)
 
+    def _power_expr(self, code: str, args: list, lane: int, const) -> str:
+        """GCC's altivec.h on vector unsigned long long (element order: element 0 is the
+        low-addressed doubleword, as lane 0); shift counts are splatted constants."""
+        self._power_lanes(lane)
+        simple = {"xor": "vec_xor", "and": "vec_and", "or": "vec_or"}
+        if code in simple:
+            return f"{simple[code]}({args[0]}, {args[1]})"
+        if code in ("shl", "shr"):
+            count = const(("count", args[1]), self.broadcast(str(args[1]), lane))
+            return f"{'vec_sl' if code == 'shl' else 'vec_sr'}({args[0]}, {count})"
+        raise ValueError(f"no {self.name} spelling for {code}")
+
     def broadcast(self, scalar: str, lane: int) -> str:
+        if self.power:
+            self._power_lanes(lane)
+            return f"vec_splats((unsigned long long){scalar})"
         if self.name.startswith("neon"):
             return f"vdupq_n_u{lane}({scalar})"
         cast = "(long long)" if lane == 64 else "(int)"
         return f"{self._x86('set1', lane)}({cast}{scalar})"
 
     def load(self, address: str, lane: int) -> str:
-        """A whole vector from a byte address, any alignment."""
+        """A whole vector from a byte address, any alignment (POWER: lxvd2x and a
+        doubleword swap on POWER8, so bytes 0..7 are lane 0 as on x86)."""
+        if self.power:
+            return f"(__vector unsigned long long)vec_xl(0, (const unsigned char *)({address}))"
         if self.name.startswith("neon"):
             return f"vreinterpretq_u{lane}_u8(vld1q_u8({address}))"
         vt = self.vtype(lane)
@@ -125,6 +157,8 @@ class Isa:
                 512: f"_mm512_loadu_si512((const void *)({address}))"}[self.vector_bits]
 
     def store(self, address: str, value: str, lane: int) -> str:
+        if self.power:
+            return f"vec_xst((__vector unsigned char)({value}), 0, (unsigned char *)({address}))"
         if self.name.startswith("neon"):
             return f"vst1q_u8({address}, vreinterpretq_u8_u{lane}({value}))"
         vt = self.vtype(lane)
@@ -153,7 +187,12 @@ class Isa:
 
     def bswap(self, a: str, lane: int, const) -> str:
         """Each 128-bit block's bytes reversed (x86: one byte shuffle; AArch64: swap the
-        64-bit halves, then reverse the bytes of each)."""
+        64-bit halves, then reverse the bytes of each; POWER: vperm, mask in element order)."""
+        if self.power:
+            self._power_lanes(lane)
+            bytes_ = ", ".join(map(str, range(15, -1, -1)))
+            mask = const(("bswap",), f"(__vector unsigned long long)(__vector unsigned char){{{bytes_}}}")
+            return f"vec_perm({a}, {a}, (__vector unsigned char){mask})"
         if self.aarch64 and lane == 64:
             return f"vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64({a}, {a}, 1))))"
         if self.name.startswith("neon"):
@@ -166,7 +205,11 @@ class Isa:
         return f"{self._x86('shuffle', lane)}({a}, {mask})"
 
     def swap64(self, a: str, lane: int) -> str:
-        """Each 128-bit block's 64-bit halves exchanged (pshufd 0x4e; AArch64 ext)."""
+        """Each 128-bit block's 64-bit halves exchanged (pshufd 0x4e; AArch64 ext; POWER
+        xxswapd)."""
+        if self.power:
+            self._power_lanes(lane)
+            return f"vec_xxpermdi({a}, {a}, 2)"
         if self.aarch64 and lane == 64:
             return f"vextq_u64({a}, {a}, 1)"
         if self.name.startswith("neon"):
@@ -175,9 +218,17 @@ class Isa:
             return f"_mm512_shuffle_epi32({a}, (_MM_PERM_ENUM)0x4e)"
         return f"{self._x86('shuffle32', lane)}({a}, 0x4e)"
 
-    def clmul(self, a: str, b: str, sel: int) -> str:
+    def clmul(self, a: str, b: str, sel: int, const) -> str:
         """pclmulqdq (vpclmulqdq on wider vectors); AArch64 pmull, pmull2 for both high
-        halves."""
+        halves; POWER8 vpmsumd, which sums lane 0 x lane 0 and lane 1 x lane 1: b's lane
+        sel>>4 moved to a's lane sel&1 next to a zero (one xxpermdi), so the sum is the
+        one product."""
+        if self.power:
+            i, j = sel & 1, sel >> 4 & 1
+            zero = const(("value", 0), self.broadcast(c.literal(0, 64), 64))
+            merge = "vec_mergel" if j else "vec_mergeh"
+            pair = f"{zero}, {b}" if i else f"{b}, {zero}"
+            return f"__builtin_crypto_vpmsumd({a}, {merge}({pair}))"
         if self.aarch64:
             if sel == 0x11:
                 return f"vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64({a}), vreinterpretq_p64_u64({b})))"
@@ -192,6 +243,10 @@ class Isa:
     def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
         """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
         high = code == "unpackhi"
+        if self.power:
+            if imm != lane:
+                raise ValueError(f"no {self.name} spelling for {code} in {imm}-bit units")
+            return f"{'vec_mergel' if high else 'vec_mergeh'}({a}, {b})"
         if self.aarch64:
             if imm == lane:
                 return f"vzip{2 if high else 1}q_u{lane}({a}, {b})"
@@ -212,6 +267,7 @@ class Isa:
 
 X86 = "^(x86_64|amd64|AMD64)$"
 AARCH64 = "^(aarch64|arm64)$"
+POWER = "^(ppc64le|powerpc64le)$"
 ISAS = {
     "sse2": Isa("sse2", 128, "defined(__x86_64__)", X86, "<emmintrin.h>", "", ()),
     "avx2": Isa("avx2", 256, "defined(__x86_64__)", X86, "<immintrin.h>", '__attribute__((target("avx2")))',
@@ -265,7 +321,7 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
         elif code == "swap64":
             rhs = isa.swap64(opnd(a[0]), lane)
         elif code == "clmul":
-            rhs = isa.clmul(opnd(a[0]), opnd(a[1]), a[2])
+            rhs = isa.clmul(opnd(a[0]), opnd(a[1]), a[2], const)
         elif code in SHUFFLE_OPS:
             rhs = isa.shuffle(code, opnd(a[0]), opnd(a[1]), a[2], lane)
         elif code == "ldw":

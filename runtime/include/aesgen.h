@@ -1,7 +1,8 @@
 /*
  * aesgen.h -- the public API of the aesgen runtime library.
  *
- * AES-128/192/256 in ECB, CBC and CTR (SP 800-38A) and GCM (SP 800-38D) over
+ * AES-128/192/256 in ECB, CBC and CTR (SP 800-38A), GCM (SP 800-38D) and
+ * AES-128/256 in XTS (IEEE 1619, SP 800-38E) over
  * generated, fully unrolled backends, chosen once per process from what the
  * CPU supports.
  *
@@ -56,9 +57,11 @@ typedef enum aesgen_status {
                                    AESGEN_CPU_DISABLE names an unknown feature) */
     AESGEN_ERR_AUTH = -7,       /* GCM: the tag does not authenticate the IV, AAD
                                    and ciphertext */
-    AESGEN_ERR_STATE = -8       /* GCM stream: a call out of order (AAD after data,
+    AESGEN_ERR_STATE = -8,      /* GCM stream: a call out of order (AAD after data,
                                    finish on a decryption stream, anything after
                                    finish or verify) */
+    AESGEN_ERR_WEAK_KEY = -9    /* XTS: the two key halves are equal (FIPS 140
+                                   implementation guidance forbids it) */
 } aesgen_status;
 
 typedef enum aesgen_direction {
@@ -174,6 +177,45 @@ AESGEN_API void aesgen_gcm_stream_wipe(aesgen_gcm_stream *s);
 /* The AES variant and GHASH serving a GCM key (NULL if not set up). */
 AESGEN_API const char *aesgen_gcm_variant(const aesgen_gcm_key *key);
 AESGEN_API const char *aesgen_gcm_ghash(const aesgen_gcm_key *key);
+
+/* ---- AES-XTS (IEEE 1619-2007, NIST SP 800-38E) -------------------------
+ *
+ * An XTS key is key1 || key2: 32 bytes (AES-128-XTS) or 64 bytes
+ * (AES-256-XTS); any other length is AESGEN_ERR_KEY_LENGTH, equal halves
+ * AESGEN_ERR_WEAK_KEY (compared in constant time). key1 encrypts the data,
+ * key2 the tweak. Read-only once set up, shareable between threads, 8-byte
+ * alignment, like aesgen_ctx.
+ *
+ * One data unit: `len` bytes (at least 16, at most 2^24 = 2^20 blocks, else
+ * AESGEN_ERR_LENGTH) with a 16-byte tweak (the data unit's number, encoded as
+ * the caller's format requires). A length that is not a multiple of 16 uses
+ * ciphertext stealing. Buffers: any alignment, in place works, other overlaps
+ * are AESGEN_ERR_OVERLAP; on any error nothing is written. */
+#define AESGEN_XTS_KEY_BYTES 3200
+typedef struct aesgen_xts_key {
+    uint64_t opaque[AESGEN_XTS_KEY_BYTES / 8];
+} aesgen_xts_key;
+
+AESGEN_API int aesgen_xts_init(aesgen_xts_key *key, const uint8_t *k, size_t key_len);
+AESGEN_API void aesgen_xts_wipe(aesgen_xts_key *key);
+AESGEN_API int aesgen_xts_encrypt(const aesgen_xts_key *key, const uint8_t tweak[16], uint8_t *out,
+                                  const uint8_t *in, size_t len);
+AESGEN_API int aesgen_xts_decrypt(const aesgen_xts_key *key, const uint8_t tweak[16], uint8_t *out,
+                                  const uint8_t *in, size_t len);
+
+/* Many sectors: `count` consecutive data units of `unit_len` bytes each (the
+ * same limits as one unit), unit i with the tweak sector + i as a 16-byte
+ * little-endian number (dm-crypt's plain64). count 0 does nothing;
+ * sector + count - 1 beyond 2^64 - 1, or count * unit_len beyond the address
+ * space, is AESGEN_ERR_LENGTH. The same as a loop of single-unit calls. */
+AESGEN_API int aesgen_xts_encrypt_sectors(const aesgen_xts_key *key, uint64_t sector, size_t unit_len,
+                                          size_t count, uint8_t *out, const uint8_t *in);
+AESGEN_API int aesgen_xts_decrypt_sectors(const aesgen_xts_key *key, uint64_t sector, size_t unit_len,
+                                          size_t count, uint8_t *out, const uint8_t *in);
+
+/* The AES encryption variant serving an XTS key's data and tweak, and its
+ * decryption variant (NULL if not set up). */
+AESGEN_API const char *aesgen_xts_variant(const aesgen_xts_key *key, aesgen_direction dir);
 
 /* Backends: named families of generated variants ("portable64", ...).
  * aesgen_backend_name returns NULL past the end. */

@@ -45,6 +45,12 @@ const aesgen_ghash_variant *aesgen_pick_ghash(void);
 int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_len,
                              const aesgen_variant *aes, const aesgen_ghash_variant *ghash);
 
+/* aesgen_xts_init with explicit AES variants of the key's size, for the data (enc
+ * and dec) and the tweak (enc); NULL: what dispatch picks. AESGEN_ERR_BACKEND when
+ * one cannot serve the key here. */
+int aesgen_xts_init_variants(aesgen_xts_key *key, const uint8_t *k, size_t key_len, const aesgen_variant *enc,
+                             const aesgen_variant *dec);
+
 /* The one place the library makes a secret-derived value public: the verdict of
  * a GCM tag check, which the API returns by design. A no-op here (a weak
  * definition in gcm.c); the constant-time test overrides it to tell memcheck. */

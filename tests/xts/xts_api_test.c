@@ -542,7 +542,8 @@ static void test_overlap(void)
         watch("the buffers", buf, sizeof buf);
         EXPECT_RC(aesgen_xts_encrypt(&key, tweak, out, in, len), AESGEN_ERR_OVERLAP);
         EXPECT_RC(aesgen_xts_decrypt(&key, tweak, out, in, len), AESGEN_ERR_OVERLAP);
-        EXPECT_RC(aesgen_xts_encrypt(&key, tweak, out, in, 17), AESGEN_ERR_OVERLAP);
+        if (shifts[i] > -17 && shifts[i] < 17) /* a 17-byte unit overlaps too */
+            EXPECT_RC(aesgen_xts_encrypt(&key, tweak, out, in, 17), AESGEN_ERR_OVERLAP);
         /* sectors: 3 units of 32 bytes overlap for any shift below 96 */
         EXPECT_RC(aesgen_xts_encrypt_sectors(&key, 0, len, 3, out, in), AESGEN_ERR_OVERLAP);
         EXPECT_RC(aesgen_xts_decrypt_sectors(&key, 0, len, 3, out, in), AESGEN_ERR_OVERLAP);

@@ -19,7 +19,8 @@
  * Sweeps, both key sizes: every unit length 16..4096 (--quick: every 7th above 300);
  * every pair of offsets; 64 KiB, 64 KiB + 13, 1 MiB and 1 MiB + 7 (--quick: not the
  * 1 MiB ones); the sector calls (unit lengths 16, 17, 512, 520, 4096, counts 1..17,
- * sector numbers random, across 2^8, 2^32 and up to 2^64 - 1) against a loop of
+ * and 63, 64, 65, 129, 200 sectors of 16, 17 and 520 bytes; sector numbers random,
+ * across 2^8, 2^32 and up to 2^64 - 1) against a loop of
  * single-unit calls with the little-endian tweak and against OpenSSL per sector, both
  * directions, in place and out of place; one sector past 2^64 - 1 is AESGEN_ERR_LENGTH
  * and writes nothing.
@@ -390,6 +391,13 @@ static void sweep_sectors(unsigned bits)
                 continue;
             sector_case(bits, sector, units[u], count);
         }
+    /* more sectors than one call's batch of tweaks is likely to hold (64, 128, ...) */
+    static const size_t many[] = {63, 64, 65, 129, 200};
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++) {
+        sector_case(bits, ts_rng_next(&rng), 16, many[i]);
+        sector_case(bits, UINT64_C(0x100000000) - many[i] / 2, 17, many[i]);
+        sector_case(bits, UINT64_MAX - (many[i] - 1), 520, many[i]);
+    }
     /* UINT64_MAX - 16: 17 sectors end at 2^64 - 1, 18 would pass it */
     sector_case(bits, UINT64_MAX - 16, 512, 17);
     sector_case(bits, UINT64_MAX, 520, 1);

@@ -2,7 +2,8 @@
  * constant_time_cases.c -- aesgen_ct_test: the suite run against each software variant and
  * backend with every secret marked undefined (see constant_time_test.c): the FIPS-197 known
  * answer, then ECB, CBC and CTR over every block count up to 2*batch+1, in place and
- * misaligned, in pieces, round trips; then GCM (constant_time_gcm.c).
+ * misaligned, in pieces, round trips; then GCM (constant_time_gcm.c) and XTS
+ * (constant_time_xts.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -573,6 +574,13 @@ int run_library_tests(int under_memcheck)
         size_t gcm_targets = 0;
         leaky_targets += run_gcm_tests(&gcm_targets, &nghash);
         ntargets += gcm_targets;
+    }
+
+    /* 4. XTS: each software backend */
+    {
+        size_t xts_targets = 0;
+        leaky_targets += run_xts_tests(&xts_targets);
+        ntargets += xts_targets;
     }
 
     /* the run must not be vacuous */

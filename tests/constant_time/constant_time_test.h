@@ -5,6 +5,7 @@
  *               helpers, the memcheck probe, registry helpers, main
  *   constant_time_cases.c  the suite against every software variant and backend
  *   constant_time_gcm.c    GCM over every GHASH variant this CPU runs
+ *   constant_time_xts.c    XTS over each software backend
  *   constant_time_leaky.c  --leaky: the deliberately leaky step memcheck must report
  * Functional failures are counted in ts_failures (ts_report.h).
  */
@@ -70,5 +71,7 @@ int run_library_tests(int under_memcheck); /* constant_time_cases.c */
 int run_leaky(int under_memcheck);         /* constant_time_leaky.c */
 /* constant_time_gcm.c: the GCM targets; returns how many made memcheck complain. */
 unsigned long run_gcm_tests(size_t *ntargets, size_t *nghash);
+/* constant_time_xts.c: the XTS targets; returns how many made memcheck complain. */
+unsigned long run_xts_tests(size_t *ntargets);
 
 #endif

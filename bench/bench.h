@@ -10,7 +10,8 @@
  * Files: aesgen_bench.c (main), bench_args.c (command line), bench_run.c
  * (set-up of a run), bench_measure.c (correctness check, measurement,
  * statistics), bench_report_text.c and bench_report_json.c (output),
- * bench_data.c (operations, test data, the GCM message layout),
+ * bench_data.c (operations, test data, the GCM message layout, the XTS
+ * keys and tweaks),
  * bench_impls.c (the aesgen rows, the table of optional peers, timing),
  * bench_openssl.c (the OpenSSL row and the reference every row is checked
  * against), bench_peer.c (the OpenSSL-masked child), bench_clock.c (clocks,

@@ -2,7 +2,9 @@
  * aesgen_bench.c -- aesgen-bench: throughput of every aesgen backend next
  * to OpenSSL (default and AES-NI masked), BearSSL ct64, RustCrypto aes 0.6
  * (soft backend), libgcrypt and intel-ipsec-mb, in one run: ECB, CBC and
- * CTR, and AES-GCM one message per call (gcm-seal, gcm-open).
+ * CTR, AES-GCM one message per call (gcm-seal, gcm-open), and AES-XTS one
+ * data unit per call (xts-enc, xts-dec) or 64 sectors per call
+ * (xts-sectors-enc).
  *
  * Method (also printed with the results):
  *  - correctness first: every (implementation, key size, operation) is

@@ -4,13 +4,14 @@
  * The program measures "implementations" (rows): every aesgen backend,
  * OpenSSL EVP, OpenSSL with AES-NI masked (in a child process), BearSSL
  * ct64, RustCrypto aes 0.6 (soft backend), libgcrypt and intel-ipsec-mb
- * when they were found at configure time, over the same operations, key
- * sizes and message sizes.
+ * when they were found at configure time, over the same operations (ECB,
+ * CTR, CBC, GCM, XTS), key sizes and message sizes.
  *
  * Files: aesgen_bench.c (main), bench_args.c (command line), bench_run.c
  * (set-up of a run), bench_measure.c (correctness check, measurement,
  * statistics), bench_report_text.c and bench_report_json.c (output),
- * bench_data.c (operations, test data, the GCM message layout),
+ * bench_data.c (operations, test data, the GCM message layout, the XTS
+ * keys and tweaks),
  * bench_impls.c (the aesgen rows, the table of optional peers, timing),
  * bench_openssl.c (the OpenSSL row and the reference every row is checked
  * against), bench_peer.c (the OpenSSL-masked child), bench_clock.c (clocks,
@@ -39,6 +40,9 @@ enum bench_op {
     OP_CBC_ENC,
     OP_GCM_SEAL,
     OP_GCM_OPEN,
+    OP_XTS_ENC,
+    OP_XTS_DEC,
+    OP_XTS_SECTORS_ENC,
     OP_COUNT
 };
 
@@ -47,10 +51,21 @@ enum bench_op {
 extern const char *const bench_op_name[OP_COUNT];    /* "ecb-enc", ... */
 extern const unsigned bench_key_bits[NKEYS];          /* 128, 192, 256 */
 
-int bench_op_is_decrypt(int op); /* ecb-dec, cbc-dec, gcm-open */
+int bench_op_is_decrypt(int op); /* ecb-dec, cbc-dec, gcm-open, xts-dec */
 int bench_op_is_gcm(int op);
+int bench_op_is_xts(int op); /* xts-enc, xts-dec, xts-sectors-enc */
 int bench_op_from_name(const char *s); /* -1 if unknown */
 int bench_key_index(unsigned bits);    /* -1 if not 128/192/256 */
+
+/* Bytes one call of op covers when the row's size is `size`: the size, except
+ * for operations of a fixed length (xts-sectors-enc), which have one size of
+ * their own whatever --sizes says. */
+size_t bench_op_len(int op, size_t size);
+int bench_op_fixed_len(int op); /* 1: bench_op_len ignores the size */
+
+/* Why no implementation can run op with key index k over len bytes (len 0:
+ * whatever the length), e.g. AES-192 has no XTS; NULL when nothing stops it. */
+const char *bench_op_na(int op, int k, size_t len);
 
 /* ---- deterministic test data (bench_data.c) -------------------------- */
 
@@ -69,7 +84,8 @@ void bench_start_iv(int op, int ctr32, uint8_t iv[16]);
 /* One-shot reference output by OpenSSL EVP in this process (fresh context,
  * in place on buf): 0 on success. For gcm-seal buf[0, len) becomes
  * ciphertext || tag in buf[0, len + 16); for gcm-open the reverse, and -1 if
- * the tag does not authenticate. In bench_openssl.c, beside the OpenSSL row. */
+ * the tag does not authenticate. XTS operations ignore iv and use the tweaks
+ * of the XTS section below. In bench_openssl.c, beside the OpenSSL row. */
 int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len);
 
 /* ---- GCM messages (bench_data.c) ------------------------------------- *
@@ -99,8 +115,37 @@ size_t bench_buf_bytes(size_t maxlen);
 /* Where gcm-open's input lives in buf (64-byte aligned after the output). */
 uint8_t *bench_open_input(uint8_t *buf, size_t len);
 /* Canonical plaintext into buf[0, len), and for gcm-open the sealed message
- * at bench_open_input; 0, or -1 if OpenSSL failed. */
+ * at bench_open_input; for xts-dec buf[0, len) is then OpenSSL's XTS
+ * encryption of it (decrypted in place by the row); 0, or -1 if OpenSSL
+ * failed. */
 int bench_prepare(int op, int k, uint8_t *buf, size_t len);
+
+/* ---- XTS data units (bench_data.c) ---------------------------------- *
+ *
+ * The XTS key of key index k is key1 || key2, 2 x 16 bytes (AES-128-XTS) or
+ * 2 x 32 bytes (AES-256-XTS), halves different; AES-192 has no XTS.
+ *  - xts-enc and xts-dec: one call is one data unit of the row's size with
+ *    the tweak below (the same every call; tweak set-up, i.e. encrypting it
+ *    with key2, is timed, key set-up is not), in place. xts-dec is checked by
+ *    decrypting OpenSSL's ciphertext of the canonical plaintext
+ *    (bench_prepare) back to that plaintext.
+ *  - xts-sectors-enc: one call is BENCH_XTS_SECTORS consecutive sectors of
+ *    BENCH_XTS_SECTOR_BYTES, sector i with the tweak BENCH_XTS_FIRST_SECTOR + i
+ *    as a 16-byte little-endian number (dm-crypt's plain64), in place. The
+ *    first sector is 2^32 - 32, so the 64 tweaks cross a 32-bit carry. */
+#define BENCH_XTS_SECTOR_BYTES 4096
+#define BENCH_XTS_SECTORS 64
+#define BENCH_XTS_SECTORS_BYTES ((size_t)BENCH_XTS_SECTORS * BENCH_XTS_SECTOR_BYTES)
+#define BENCH_XTS_FIRST_SECTOR 0xffffffe0ull
+#define BENCH_XTS_MAX_UNIT ((size_t)1 << 24) /* 2^20 blocks (IEEE 1619) */
+
+extern const uint8_t bench_xts_tweak[16];
+
+/* The XTS key of key index k into key[64]; returns its length (32 or 64),
+ * 0 when key size k has no XTS. */
+size_t bench_xts_key(int k, uint8_t key[64]);
+/* A sector number as a 16-byte little-endian tweak. */
+void bench_xts_sector_tweak(uint64_t sector, uint8_t tweak[16]);
 
 /* ---- clocks and counters (bench_clock.c) ----------------------------- */
 

@@ -2,23 +2,47 @@
  * bench_data.c -- what every row of aesgen-bench shares: the operations and
  * key sizes by name, the deterministic keys and messages, the start IVs /
  * counters the correctness checks compare from, and the GCM message layout
- * (bench.h): the IV, the AAD, where gcm-open's sealed input lives in buf.
+ * (bench.h): the IV, the AAD, where gcm-open's sealed input lives in buf;
+ * and the XTS keys, tweaks and the fixed length of xts-sectors-enc.
  */
 #define _GNU_SOURCE
 #include "bench.h"
 
 #include <string.h>
 
-const char *const bench_op_name[OP_COUNT] = {"ecb-enc", "ecb-dec",  "ctr",     "cbc-dec",
-                                             "cbc-enc", "gcm-seal", "gcm-open"};
+const char *const bench_op_name[OP_COUNT] = {"ecb-enc",  "ecb-dec",  "ctr",     "cbc-dec",
+                                             "cbc-enc",  "gcm-seal", "gcm-open", "xts-enc",
+                                             "xts-dec",  "xts-sectors-enc"};
 const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
 
 int bench_op_is_decrypt(int op)
 {
-    return op == OP_ECB_DEC || op == OP_CBC_DEC || op == OP_GCM_OPEN;
+    return op == OP_ECB_DEC || op == OP_CBC_DEC || op == OP_GCM_OPEN || op == OP_XTS_DEC;
 }
 
 int bench_op_is_gcm(int op) { return op == OP_GCM_SEAL || op == OP_GCM_OPEN; }
+
+int bench_op_is_xts(int op)
+{
+    return op == OP_XTS_ENC || op == OP_XTS_DEC || op == OP_XTS_SECTORS_ENC;
+}
+
+int bench_op_fixed_len(int op) { return op == OP_XTS_SECTORS_ENC; }
+
+size_t bench_op_len(int op, size_t size)
+{
+    return op == OP_XTS_SECTORS_ENC ? BENCH_XTS_SECTORS_BYTES : size;
+}
+
+const char *bench_op_na(int op, int k, size_t len)
+{
+    if (bench_op_is_xts(op) && bench_key_bits[k] == 192)
+        return "no AES-192-XTS: XTS (IEEE 1619, SP 800-38E) is defined for AES-128 and "
+               "AES-256 only";
+    if ((op == OP_XTS_ENC || op == OP_XTS_DEC) && len > BENCH_XTS_MAX_UNIT)
+        return "an XTS data unit is at most 2^20 blocks (16 MiB)";
+    return NULL;
+}
 
 int bench_op_from_name(const char *s)
 {
@@ -86,6 +110,8 @@ void bench_start_iv(int op, int ctr32, uint8_t iv[16])
     if (bench_op_is_gcm(op)) {
         memset(iv, 0, 16);
         memcpy(iv, bench_gcm_iv, BENCH_GCM_IV_BYTES);
+    } else if (bench_op_is_xts(op)) {
+        memcpy(iv, bench_xts_tweak, 16); /* (xts-sectors-enc: its tweaks are computed) */
     } else if (op == OP_CTR) {
         if (ctr32) {
             /* 12 fixed bytes, 32-bit counter starting at 1: no wrap. */
@@ -140,10 +166,40 @@ uint8_t *bench_open_input(uint8_t *buf, size_t len)
 int bench_prepare(int op, int k, uint8_t *buf, size_t len)
 {
     bench_fill(buf, len);
+    if (op == OP_XTS_DEC)
+        return bench_reference(OP_XTS_ENC, k, bench_xts_tweak, buf, len);
     if (op != OP_GCM_OPEN)
         return 0;
     uint8_t iv[16], *in = bench_open_input(buf, len);
     bench_start_iv(op, 0, iv);
     bench_fill(in, len);
     return bench_reference(OP_GCM_SEAL, k, iv, in, len);
+}
+
+/* ---- XTS ---------------------------------------------------------------- */
+
+/* Data unit 0x0123456789a of a little-endian (plain64) numbering. */
+const uint8_t bench_xts_tweak[16] = {0x9a, 0x78, 0x56, 0x34, 0x12, 0x10, 0, 0,
+                                     0,    0,    0,    0,    0,    0,    0, 0};
+
+size_t bench_xts_key(int k, uint8_t key[64])
+{
+    size_t half = bench_key_bits[k] / 8;
+    if (bench_key_bits[k] == 192)
+        return 0;
+    /* key1: the key size's ordinary key; key2: another stream */
+    uint8_t k1[32];
+    uint64_t s = 0x243f6a8885a308d3ull ^ (uint64_t)(k + 1) * 0x9e3779b97f4a7c15ull;
+    bench_key(k, k1);
+    memcpy(key, k1, half);
+    for (size_t i = 0; i < half; i++)
+        key[half + i] = (uint8_t)(xorshift(&s) >> 24);
+    return 2 * half;
+}
+
+void bench_xts_sector_tweak(uint64_t sector, uint8_t tweak[16])
+{
+    for (int i = 0; i < 8; i++)
+        tweak[i] = (uint8_t)(sector >> (8 * i));
+    memset(tweak + 8, 0, 8);
 }

@@ -8,7 +8,9 @@
  * over a whole message; key set-up and IV set-up are outside the timing,
  * and CBC IVs / CTR counters simply carry on from call to call. GCM is one
  * whole message per call, IV set-up included; gcm-open reads a prepared
- * sealed message and writes beside it (bench.h).
+ * sealed message and writes beside it (bench.h). XTS is one data unit per
+ * call with its tweak (tweak set-up included), or 64 sectors in one
+ * aesgen_xts_encrypt_sectors call (bench.h).
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -32,6 +34,7 @@ static const char *variant_info(const char *name)
 typedef struct aesgen_priv {
     aesgen_ctx *ctx[NKEYS];
     aesgen_gcm_key *gcm[NKEYS]; /* NULL where GCM is not offered */
+    aesgen_xts_key *xts[NKEYS]; /* NULL where XTS is not offered (AES-192 never) */
     uint8_t iv[NKEYS][OP_COUNT][16];
     aesgen_ctr ctr[NKEYS];
 } aesgen_priv;
@@ -86,6 +89,20 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
                                    BENCH_GCM_TAG_BYTES);
         return p->gcm[k] && !bad ? 0 : -1;
     }
+    case OP_XTS_ENC:
+        for (uint64_t i = 0; p->xts[k] && i < iters; i++)
+            bad |= aesgen_xts_encrypt(p->xts[k], bench_xts_tweak, buf, buf, len);
+        return p->xts[k] && !bad ? 0 : -1;
+    case OP_XTS_DEC:
+        for (uint64_t i = 0; p->xts[k] && i < iters; i++)
+            bad |= aesgen_xts_decrypt(p->xts[k], bench_xts_tweak, buf, buf, len);
+        return p->xts[k] && !bad ? 0 : -1;
+    case OP_XTS_SECTORS_ENC:
+        for (uint64_t i = 0; p->xts[k] && i < iters; i++)
+            bad |= aesgen_xts_encrypt_sectors(p->xts[k], BENCH_XTS_FIRST_SECTOR,
+                                              BENCH_XTS_SECTOR_BYTES,
+                                              len / BENCH_XTS_SECTOR_BYTES, buf, buf);
+        return p->xts[k] && !bad ? 0 : -1;
     default:
         return -1;
     }
@@ -103,6 +120,10 @@ static void aesgen_release(impl *im)
         if (p->gcm[k]) {
             aesgen_gcm_wipe(p->gcm[k]);
             free(p->gcm[k]);
+        }
+        if (p->xts[k]) {
+            aesgen_xts_wipe(p->xts[k]);
+            free(p->xts[k]);
         }
     }
 }
@@ -140,6 +161,48 @@ static int aesgen_gcm_setup(impl *im, int k, const aesgen_variant *v)
     return 0;
 }
 
+/* An XTS key for key index k (AES-128 or AES-256) with the given variants
+ * (both NULL: what dispatch, under any forced backend, picks: aesgen_xts_init);
+ * appends "AES-N enc-variant / dec-variant" to the row's description, or why
+ * not. 0, or -1 (and the reason in the XTS ops' op_note) when XTS cannot be set
+ * up. */
+static int aesgen_xts_setup(impl *im, int k, const aesgen_variant *enc, const aesgen_variant *dec)
+{
+    aesgen_priv *p = im->priv;
+    uint8_t key[64];
+    size_t used = strlen(im->desc), klen = bench_xts_key(k, key);
+    unsigned bits = bench_key_bits[k];
+    int explicit = enc || dec;
+    const char *sep = strstr(im->desc, "; XTS") ? ","
+                      : explicit ? "; XTS (aesgen_xts_init_variants, the other direction as "
+                                   "dispatch picks; enc, also the tweak / dec):"
+                                 : "; XTS (aesgen_xts_init; enc, also the tweak / dec):";
+    if (klen == 0)
+        return 0; /* AES-192: no XTS, noted by bench_op_na */
+    aesgen_xts_key *x = aligned_alloc(64, sizeof *x);
+    int rc = !x ? AESGEN_ERR_NULL
+             : explicit ? aesgen_xts_init_variants(x, key, klen, enc, dec)
+                        : aesgen_xts_init(x, key, klen);
+    aesgen_memwipe(key, sizeof key);
+    if (rc != AESGEN_OK) {
+        free(x);
+        for (int op = 0; op < OP_COUNT; op++)
+            if (bench_op_is_xts(op))
+                snprintf(im->op_note[op], sizeof im->op_note[op], "%s (AES-%u-XTS): %s",
+                         explicit ? "aesgen_xts_init_variants" : "aesgen_xts_init", bits,
+                         aesgen_status_string(rc));
+        snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u n/a (%s)", sep, bits,
+                 aesgen_status_string(rc));
+        return -1;
+    }
+    p->xts[k] = x;
+    const char *ve = aesgen_xts_variant(x, AESGEN_ENCRYPT);
+    const char *vd = aesgen_xts_variant(x, AESGEN_DECRYPT);
+    snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u %s / %s", sep, bits,
+             ve ? ve : "?", vd ? vd : "(none)");
+    return 0;
+}
+
 int impl_aesgen_create(impl *im, const char *backend)
 {
     char name[sizeof im->name];
@@ -149,7 +212,7 @@ int impl_aesgen_create(impl *im, const char *backend)
         return -1;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, backend %s (forced with aesgen_force_backend)",
              aesgen_version_string(), backend);
-    int gcm_ok = 1, rc = aesgen_force_backend(backend);
+    int gcm_ok = 1, xts_ok = 1, rc = aesgen_force_backend(backend);
     if (rc != AESGEN_OK) {
         for (int k = 0; k < NKEYS; k++)
             snprintf(im->key_note[k], sizeof im->key_note[k], "aesgen_force_backend: %s",
@@ -189,9 +252,12 @@ int impl_aesgen_create(impl *im, const char *backend)
             aesgen_reset(im, k, op);
         gcm_ok &= aesgen_gcm_setup(im, k, NULL) == 0;
     }
+    for (int k = 0; k < NKEYS; k++) /* after GCM: each appends its own part of desc */
+        if (im->key_ok[k])
+            xts_ok &= aesgen_xts_setup(im, k, NULL, NULL) == 0;
     aesgen_force_backend(NULL);
-    for (int op = 0; op < OP_COUNT; op++)
-        im->op_ok[op] = !bench_op_is_gcm(op) || gcm_ok; /* bench_run_setup_impls fails it */
+    for (int op = 0; op < OP_COUNT; op++) /* bench_run_setup_impls fails these */
+        im->op_ok[op] = bench_op_is_gcm(op) ? gcm_ok : bench_op_is_xts(op) ? xts_ok : 1;
     return 0;
 }
 
@@ -205,7 +271,7 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
     if (!p)
         return -1;
     const aesgen_variant *v = aesgen_find_variant(variant);
-    int gcm_ok = 1;
+    int gcm_ok = 1, xts_ok = 1;
     snprintf(im->desc, sizeof im->desc, "aesgen %s, variant %s alone (aesgen_init_variants)",
              aesgen_version_string(), variant);
     for (int k = 0; k < NKEYS; k++) {
@@ -237,6 +303,14 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
         if (v->direction == 0 && v->ctr)
             gcm_ok &= aesgen_gcm_setup(im, k, v) == 0;
     }
+    /* XTS, after GCM (each appends its own part of desc): an encryption
+     * variant serves the tweak and the data of xts-enc and xts-sectors-enc; a
+     * decryption variant the data of xts-dec (whose tweak is still encrypted,
+     * by the encryption variant dispatch picks). */
+    for (int k = 0; k < NKEYS; k++)
+        if (im->key_ok[k])
+            xts_ok &= aesgen_xts_setup(im, k, v->direction == 0 ? v : NULL,
+                                       v->direction == 1 ? v : NULL) == 0;
     int enc = v != NULL && v->direction == 0;
     im->op_ok[OP_ECB_ENC] = im->op_ok[OP_CTR] = im->op_ok[OP_CBC_ENC] = enc;
     im->op_ok[OP_ECB_DEC] = im->op_ok[OP_CBC_DEC] = v != NULL && !enc;
@@ -246,6 +320,14 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
         for (int op = OP_GCM_SEAL; op <= OP_GCM_OPEN; op++)
             snprintf(im->op_note[op], sizeof im->op_note[op], "GCM needs an encryption variant "
                      "with a CTR loop; %s is not one", variant);
+    im->op_ok[OP_XTS_ENC] = im->op_ok[OP_XTS_SECTORS_ENC] = enc && xts_ok;
+    im->op_ok[OP_XTS_DEC] = v != NULL && !enc && xts_ok;
+    if (v != NULL && xts_ok)
+        for (int op = OP_XTS_ENC; op <= OP_XTS_SECTORS_ENC; op++)
+            if (!im->op_ok[op])
+                snprintf(im->op_note[op], sizeof im->op_note[op],
+                         "%s is a%s variant; %s runs the other direction", variant,
+                         enc ? "n encryption" : " decryption", bench_op_name[op]);
     return 0;
 }
 

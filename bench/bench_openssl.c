@@ -8,7 +8,11 @@
  * (bench.h): IV set-up (EVP_CipherInit_ex with only the IV), the AAD, the
  * text and the tag (EVP_CTRL_AEAD_GET_TAG after EVP_EncryptFinal_ex; for
  * opening EVP_CTRL_AEAD_SET_TAG before EVP_DecryptFinal_ex, which fails on
- * a wrong tag), as `openssl speed -aead` does.
+ * a wrong tag), as `openssl speed -aead` does. An XTS call is one data unit
+ * as a disk layer makes it with OpenSSL: EVP_CipherInit_ex with only the
+ * tweak as IV, then one EVP_CipherUpdate; xts-sectors-enc is a loop of 64
+ * of those, one per 4 KiB sector, with the tweaks computed in the loop.
+ * AES-192 has no XTS: those contexts are not set up (bench_op_na).
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -21,14 +25,16 @@
 
 static const char *ossl_cipher_name(int op, int k)
 {
-    static const char *const names[4][3] = {
+    static const char *const names[5][3] = {
         {"AES-128-ECB", "AES-192-ECB", "AES-256-ECB"},
         {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"},
         {"AES-128-CBC", "AES-192-CBC", "AES-256-CBC"},
-        {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"}};
+        {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"},
+        {"AES-128-XTS", "(no AES-192-XTS)", "AES-256-XTS"}};
     int m = (op == OP_ECB_ENC || op == OP_ECB_DEC) ? 0
             : op == OP_CTR                         ? 1
             : bench_op_is_gcm(op)                  ? 3
+            : bench_op_is_xts(op)                  ? 4
                                                    : 2;
     return names[m][k];
 }
@@ -37,6 +43,8 @@ static const char *ossl_cipher_name(int op, int k)
 static EVP_CIPHER *g_ciphers[OP_COUNT][NKEYS];
 static const EVP_CIPHER *ossl_cipher(int op, int k)
 {
+    if (bench_op_na(op, k, 0))
+        return NULL;
     if (!g_ciphers[op][k])
         g_ciphers[op][k] = EVP_CIPHER_fetch(NULL, ossl_cipher_name(op, k), NULL);
     return g_ciphers[op][k];
@@ -44,7 +52,7 @@ static const EVP_CIPHER *ossl_cipher(int op, int k)
 #else
 static const EVP_CIPHER *ossl_cipher(int op, int k)
 {
-    return EVP_get_cipherbyname(ossl_cipher_name(op, k));
+    return bench_op_na(op, k, 0) ? NULL : EVP_get_cipherbyname(ossl_cipher_name(op, k));
 }
 #endif
 
@@ -54,12 +62,15 @@ const char *impl_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION)
  * the default IV length); NULL on failure. */
 static EVP_CIPHER_CTX *ossl_new(int op, int k, const uint8_t iv[16])
 {
-    uint8_t key[32];
+    uint8_t key[64];
     const EVP_CIPHER *c = ossl_cipher(op, k);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (!c || !ctx)
         goto fail;
-    bench_key(k, key);
+    if (bench_op_is_xts(op))
+        bench_xts_key(k, key); /* key1 || key2, the length the cipher has */
+    else
+        bench_key(k, key);
     if (EVP_CipherInit_ex(ctx, c, NULL, key, (op == OP_ECB_ENC || op == OP_ECB_DEC) ? NULL : iv,
                           bench_op_is_decrypt(op) ? 0 : 1) != 1)
         goto fail;
@@ -90,6 +101,27 @@ static int ossl_gcm(EVP_CIPHER_CTX *c, int op, const uint8_t iv[12], uint8_t *ou
     return ok ? 0 : -1;
 }
 
+/* One XTS call on a keyed context, in place: one data unit with the bench's
+ * tweak, or for xts-sectors-enc one unit per 4 KiB sector with the tweak
+ * BENCH_XTS_FIRST_SECTOR + i. 0, or -1. */
+static int ossl_xts(EVP_CIPHER_CTX *c, int op, uint8_t *buf, size_t len)
+{
+    int outl = 0, ok = 1;
+    if (op != OP_XTS_SECTORS_ENC) {
+        ok = EVP_CipherInit_ex(c, NULL, NULL, NULL, bench_xts_tweak, -1) == 1;
+        ok = ok && EVP_CipherUpdate(c, buf, &outl, buf, (int)len) == 1 && (size_t)outl == len;
+        return ok ? 0 : -1;
+    }
+    for (size_t u = 0; u < len / BENCH_XTS_SECTOR_BYTES; u++) {
+        uint8_t tweak[16], *p = buf + u * BENCH_XTS_SECTOR_BYTES;
+        bench_xts_sector_tweak(BENCH_XTS_FIRST_SECTOR + u, tweak);
+        ok &= EVP_CipherInit_ex(c, NULL, NULL, NULL, tweak, -1) == 1;
+        ok &= EVP_CipherUpdate(c, p, &outl, p, BENCH_XTS_SECTOR_BYTES) == 1 &&
+              outl == BENCH_XTS_SECTOR_BYTES;
+    }
+    return ok ? 0 : -1;
+}
+
 int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t len)
 {
     EVP_CIPHER_CTX *ctx = ossl_new(op, k, iv);
@@ -98,6 +130,8 @@ int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t le
         return -1;
     if (bench_op_is_gcm(op))
         rc = ossl_gcm(ctx, op, iv, buf, buf, len); /* in place is fine once */
+    else if (bench_op_is_xts(op))
+        rc = ossl_xts(ctx, op, buf, len);
     else if (EVP_CipherUpdate(ctx, buf, &outl, buf, (int)len) == 1 && (size_t)outl == len)
         rc = 0;
     EVP_CIPHER_CTX_free(ctx);
@@ -112,7 +146,7 @@ static int ossl_reset(impl *im, int k, int op)
 {
     ossl_priv *p = im->priv;
     uint8_t iv[16];
-    if (op == OP_ECB_ENC || op == OP_ECB_DEC || bench_op_is_gcm(op))
+    if (op == OP_ECB_ENC || op == OP_ECB_DEC || bench_op_is_gcm(op) || bench_op_is_xts(op))
         return 0; /* nothing carries over between calls */
     bench_start_iv(op, 0, iv);
     return EVP_CipherInit_ex(p->c[k][op], NULL, NULL, NULL, iv, -1) == 1 ? 0 : -1;
@@ -128,6 +162,12 @@ static int ossl_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t
         int bad = 0;
         for (uint64_t i = 0; i < iters; i++)
             bad |= ossl_gcm(c, op, bench_gcm_iv, buf, in, len);
+        return bad;
+    }
+    if (bench_op_is_xts(op)) {
+        int bad = 0;
+        for (uint64_t i = 0; i < iters; i++)
+            bad |= ossl_xts(c, op, buf, len);
         return bad;
     }
     if (bench_op_is_decrypt(op)) {
@@ -156,7 +196,9 @@ int impl_openssl_create(impl *im, const char *name)
     const char *cap = getenv("OPENSSL_ia32cap");
     snprintf(im->desc, sizeof im->desc,
              "%s EVP_Encrypt/DecryptUpdate; GCM: one message per call (EVP_CipherInit_ex with "
-             "the IV, AAD, text, Final, EVP_CTRL_AEAD_GET/SET_TAG); %s",
+             "the IV, AAD, text, Final, EVP_CTRL_AEAD_GET/SET_TAG); XTS (aes-128-xts, "
+             "aes-256-xts): one data unit per call (EVP_CipherInit_ex with the tweak, one "
+             "EVP_CipherUpdate), xts-sectors-enc a loop of 64 such calls; %s",
              OpenSSL_version(OPENSSL_VERSION),
              cap ? "OPENSSL_ia32cap set (see its row)"
                  : "default CPU dispatch (AES-NI and PCLMULQDQ where the CPU has them)");
@@ -164,6 +206,8 @@ int impl_openssl_create(impl *im, const char *name)
         im->key_ok[k] = 1;
         for (int op = 0; op < OP_COUNT; op++) {
             uint8_t iv[16];
+            if (bench_op_na(op, k, 0))
+                continue; /* AES-192-XTS: no such cipher */
             bench_start_iv(op, 0, iv);
             p->c[k][op] = ossl_new(op, k, iv);
             if (!p->c[k][op]) {

@@ -15,11 +15,14 @@
  *                                                 switches during it)
  *   quit
  *
- * OP is any name of bench_op_name, gcm-seal and gcm-open included (protocol
- * 2). For gcm-seal HASH covers ciphertext || tag (LEN + 16 bytes); for
- * gcm-open the child seals its own message with its OpenSSL (bench_prepare,
- * before the check and before every sample, outside the timing), opens it
- * and hashes the plaintext, and a call whose tag check fails is an error.
+ * OP is any name of bench_op_name, gcm-seal and gcm-open (protocol 2) and
+ * the XTS operations (protocol 3) included. For gcm-seal HASH covers
+ * ciphertext || tag (LEN + 16 bytes); for gcm-open the child seals its own
+ * message with its OpenSSL (bench_prepare, before the check and before every
+ * sample, outside the timing), opens it and hashes the plaintext, and a call
+ * whose tag check fails is an error. For xts-dec the check likewise decrypts
+ * the child's own OpenSSL ciphertext (bench_prepare) and hashes the
+ * plaintext; xts-sectors-enc is sent with LEN 262144 (bench_op_len).
  *
  * Errors are answered `err MESSAGE`. The parent sends a command and waits
  * for the answer, so the child's samples interleave with the parent's rows
@@ -54,7 +57,7 @@ int peer_child_main(int counter_kind)
         return 1;
     }
     const char *cap = getenv("OPENSSL_ia32cap");
-    printf("hello aesgen-bench-peer 2\n");
+    printf("hello aesgen-bench-peer 3\n");
     printf("info openssl_version %s\n", impl_openssl_version());
     printf("info ia32cap %s\n", cap ? cap : "(unset)");
     printf("info counter %s\n", counter_kind_name(kind));
@@ -65,15 +68,16 @@ int peer_child_main(int counter_kind)
     size_t cap_len = 0;
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
-        char cmd[16], opname[16];
+        char cmd[16], opname[32];
         unsigned bits = 0;
         unsigned long long len = 0, iters = 0;
-        int n = sscanf(line, "%15s %15s %u %llu %llu", cmd, opname, &bits, &len, &iters);
+        int n = sscanf(line, "%15s %31s %u %llu %llu", cmd, opname, &bits, &len, &iters);
         if (n >= 1 && strcmp(cmd, "quit") == 0)
             break;
         int op = n >= 2 ? bench_op_from_name(opname) : -1;
         int k = n >= 3 ? bench_key_index(bits) : -1;
-        if (n < 4 || op < 0 || k < 0 || len == 0 || len > (64ull << 20) || !im.key_ok[k]) {
+        if (n < 4 || op < 0 || k < 0 || len == 0 || len > (64ull << 20) || !im.key_ok[k] ||
+            bench_op_na(op, k, (size_t)len)) {
             printf("err bad command\n");
             fflush(stdout);
             continue;
@@ -304,7 +308,9 @@ int peer_spawn(impl *im, int counter_kind, peer_info *info, char *err, size_t er
              "masked): ECB and CBC enc run vpaes (SSSE3 vector permute), CTR and CBC dec run "
              "bsaes (bitsliced, 8 blocks; OpenSSL takes a scalar path for short inputs); GCM "
              "(from OpenSSL 3.0's sources) runs bsaes CTR with the table-based AES_encrypt for "
-             "single blocks and the 4-bit-table GHASH (gcm_ghash_4bit), so not constant time",
+             "single blocks and the 4-bit-table GHASH (gcm_ghash_4bit), so not constant time; "
+             "XTS (same call pattern as the openssl row) as OpenSSL's own dispatch picks it "
+             "without AES-NI",
              info->openssl_version, info->ia32cap);
     for (int k = 0; k < NKEYS; k++)
         im->key_ok[k] = 1;

@@ -142,7 +142,11 @@ static void json_method(FILE *f, const bench_run *run)
           "excluded; CBC IV and CTR counter carry on between calls; gcm-seal and gcm-open: one "
           "whole message per call (12-byte IV, 16 bytes of AAD, the text, a 16-byte tag), IV "
           "set-up included, seal in place, open of a prepared sealed message into a separate "
-          "buffer; bytes count the text only\", "
+          "buffer; bytes count the text only; xts-enc and xts-dec: one data unit per call with "
+          "a 16-byte tweak, tweak set-up included, in place, AES-128-XTS and AES-256-XTS (key "
+          "twice the AES key; no AES-192-XTS); xts-sectors-enc: 64 sectors of 4096 bytes per "
+          "call (tweak = sector number, 16 bytes little-endian), bytes 262144 whatever the "
+          "sizes\", "
           "\"mb_per_s\": \"10^6 bytes per second\", "
           "\"ratio\": \"speed relative to the named row in this run: ref_ns / this_ns\", "
           "\"check_bytes\": 8192, ",
@@ -236,7 +240,7 @@ static void json_implementations(FILE *f, const bench_run *run)
 static void json_row(FILE *f, const bench_run *run, int i, int k, int op, int si)
 {
     const bench_row *r = bench_row_at(run, i, k, op, si);
-    size_t len = run->opts.sizes[si];
+    size_t len = bench_op_size(&run->opts, op, si);
     fputs("{\"impl\": ", f);
     jstr(f, run->impls[i].name);
     fprintf(f, ", \"op\": \"%s\", \"key_bits\": %u, \"bytes\": %zu, \"status\": \"%s\"",
@@ -284,7 +288,7 @@ static void json_rows(FILE *f, const bench_run *run)
         for (int k = 0; k < NKEYS; k++) {
             if (!o->key_sel[k])
                 continue;
-            for (int si = 0; si < o->nsizes; si++) {
+            for (int si = 0; si < bench_op_nsizes(o, op); si++) {
                 for (int i = 0; i < run->nimpl; i++) {
                     fputs(first ? "\n    " : ",\n    ", f);
                     first = 0;

@@ -56,7 +56,9 @@ static void print_header(FILE *f, const bench_run *run)
             bench_counter_desc(m, desc, sizeof desc));
     fprintf(f,
             "method: in place, one call per operation on a keyed context (GCM: one whole "
-            "message per call, IV, 16 B AAD and tag included; gcm-open into a separate buffer); "
+            "message per call, IV, 16 B AAD and tag included; gcm-open into a separate buffer; "
+            "XTS: one data unit per call, tweak included; xts-sectors-enc: 64 sectors of 4 KiB "
+            "per call); "
             "samples >= %g ms, median of %d, rows interleaved; MB/s = 10^6 B/s of text; ratio = "
             "speed relative to the peer in this run (>1 = faster)\n",
             o->min_time_ms, o->repeats);
@@ -199,64 +201,91 @@ static int name_width(const bench_run *run, int min)
     return w;
 }
 
-/* The compact layout: one block per (size, key), operations as columns. */
-static void print_compact(FILE *f, const bench_run *run)
+/* Width of an operation's column in the compact layout. */
+static int op_col(int op)
+{
+    int w = (int)strlen(bench_op_name[op]) + 2;
+    return w > 12 ? w : 12;
+}
+
+/* One block of the compact layout: size index si, operations as columns,
+ * either those that run at every --sizes entry (fixed 0) or those of a fixed
+ * length (fixed 1, si 0: xts-sectors-enc). */
+static void print_compact_block(FILE *f, const bench_run *run, int si, int fixed, int nw)
 {
     const bench_opts *o = &run->opts;
-    const int nw = name_width(run, 28);
-    for (int si = 0; si < o->nsizes; si++) {
+    int any = -1;
+    for (int op = 0; op < OP_COUNT && any < 0; op++)
+        if (o->op_sel[op] && bench_op_fixed_len(op) == fixed)
+            any = op;
+    if (any < 0)
+        return;
+    size_t len = bench_op_size(o, any, si);
+    if (fixed)
+        fprintf(f, "\n%zu-byte operations (xts-sectors-enc: %d sectors of %d B in one call): MB/s "
+                   "(median of %d; ~ = interquartile range > 5%%)\n",
+                len, BENCH_XTS_SECTORS, BENCH_XTS_SECTOR_BYTES, o->repeats);
+    else
         fprintf(f, "\n%zu-byte messages: MB/s (median of %d; ~ = interquartile range > 5%%)\n",
-                o->sizes[si], o->repeats);
-        for (int k = 0; k < NKEYS; k++) {
-            if (!o->key_sel[k])
-                continue;
-            fprintf(f, "AES-%-*u", nw - 2, bench_key_bits[k]);
-            for (int op = 0; op < OP_COUNT; op++)
-                if (o->op_sel[op])
-                    fprintf(f, "%12s", bench_op_name[op]);
+                len, o->repeats);
+    for (int k = 0; k < NKEYS; k++) {
+        if (!o->key_sel[k])
+            continue;
+        fprintf(f, "AES-%-*u", nw - 2, bench_key_bits[k]);
+        for (int op = 0; op < OP_COUNT; op++)
+            if (o->op_sel[op] && bench_op_fixed_len(op) == fixed)
+                fprintf(f, "%*s", op_col(op), bench_op_name[op]);
+        fprintf(f, "\n");
+        for (int i = 0; i < run->nimpl; i++) {
+            fprintf(f, "  %-*s", nw, run->impls[i].name);
+            for (int op = 0; op < OP_COUNT; op++) {
+                if (!o->op_sel[op] || bench_op_fixed_len(op) != fixed)
+                    continue;
+                const bench_row *r = bench_row_at(run, i, k, op, si);
+                char cell[32];
+                if (r->status == ROW_OK)
+                    snprintf(cell, sizeof cell, "%.1f%s", bench_mbps(len, r->ns_st.med),
+                             bench_noisy(r) ? "~" : " ");
+                else
+                    snprintf(cell, sizeof cell, "%s ", cell_status(r));
+                fprintf(f, "%*s", op_col(op), cell);
+            }
             fprintf(f, "\n");
-            for (int i = 0; i < run->nimpl; i++) {
-                fprintf(f, "  %-*s", nw, run->impls[i].name);
+            if (run->impls[i].kind != IMPL_AESGEN)
+                continue;
+            int refs[2] = {run->base, run->noaesni};
+            for (int x = 0; x < 2; x++) {
+                if (refs[x] < 0)
+                    continue;
+                char label[64];
+                snprintf(label, sizeof label, "  vs %s", run->impls[refs[x]].name);
+                fprintf(f, "  %-*s", nw, label);
                 for (int op = 0; op < OP_COUNT; op++) {
-                    if (!o->op_sel[op])
+                    if (!o->op_sel[op] || bench_op_fixed_len(op) != fixed)
                         continue;
-                    const bench_row *r = bench_row_at(run, i, k, op, si);
+                    double q = bench_ratio(bench_row_at(run, i, k, op, si),
+                                           bench_row_at(run, refs[x], k, op, si));
                     char cell[32];
-                    if (r->status == ROW_OK)
-                        snprintf(cell, sizeof cell, "%.1f%s",
-                                 bench_mbps(o->sizes[si], r->ns_st.med),
-                                 bench_noisy(r) ? "~" : " ");
+                    if (isnan(q))
+                        snprintf(cell, sizeof cell, "- ");
                     else
-                        snprintf(cell, sizeof cell, "%s ", cell_status(r));
-                    fprintf(f, "%12s", cell);
+                        snprintf(cell, sizeof cell, "%.3fx ", q);
+                    fprintf(f, "%*s", op_col(op), cell);
                 }
                 fprintf(f, "\n");
-                if (run->impls[i].kind != IMPL_AESGEN)
-                    continue;
-                int refs[2] = {run->base, run->noaesni};
-                for (int x = 0; x < 2; x++) {
-                    if (refs[x] < 0)
-                        continue;
-                    char label[64];
-                    snprintf(label, sizeof label, "  vs %s", run->impls[refs[x]].name);
-                    fprintf(f, "  %-*s", nw, label);
-                    for (int op = 0; op < OP_COUNT; op++) {
-                        if (!o->op_sel[op])
-                            continue;
-                        double q = bench_ratio(bench_row_at(run, i, k, op, si),
-                                               bench_row_at(run, refs[x], k, op, si));
-                        char cell[32];
-                        if (isnan(q))
-                            snprintf(cell, sizeof cell, "- ");
-                        else
-                            snprintf(cell, sizeof cell, "%.3fx ", q);
-                        fprintf(f, "%12s", cell);
-                    }
-                    fprintf(f, "\n");
-                }
             }
         }
     }
+}
+
+/* The compact layout: one block per (size, key), operations as columns; then
+ * one block for the operations of a fixed length. */
+static void print_compact(FILE *f, const bench_run *run)
+{
+    const int nw = name_width(run, 28);
+    for (int si = 0; si < run->opts.nsizes; si++)
+        print_compact_block(f, run, si, 0, nw);
+    print_compact_block(f, run, 0, 1, nw);
 }
 
 /* The full layout: one line per (operation, key, size, implementation). */
@@ -265,7 +294,11 @@ static void print_lines(FILE *f, const bench_run *run)
     const bench_opts *o = &run->opts;
     const char *cc = count_col(&run->machine);
     const int nw = name_width(run, 20);
-    fprintf(f, "\n%-8s %4s %8s  %-*s %12s %10s %9s %9s %9s\n", "op", "key", "bytes", nw,
+    int ow = 8; /* the op column: its longest selected name */
+    for (int op = 0; op < OP_COUNT; op++)
+        if (o->op_sel[op] && (int)strlen(bench_op_name[op]) > ow)
+            ow = (int)strlen(bench_op_name[op]);
+    fprintf(f, "\n%-*s %4s %8s  %-*s %12s %10s %9s %9s %9s\n", ow, "op", "key", "bytes", nw,
             "implementation", "ns/op", "MB/s", cc ? cc : "", "vs ossl", "vs noaesni");
     for (int op = 0; op < OP_COUNT; op++) {
         if (!o->op_sel[op])
@@ -273,21 +306,27 @@ static void print_lines(FILE *f, const bench_run *run)
         for (int k = 0; k < NKEYS; k++) {
             if (!o->key_sel[k])
                 continue;
-            for (int si = 0; si < o->nsizes; si++) {
+            if (bench_op_na(op, k, 0)) { /* one line, not one per row: AES-192-XTS */
+                fprintf(f, "\n%-*s %4u %8s  every implementation n/a: %s\n", ow,
+                        bench_op_name[op], bench_key_bits[k], "-", bench_op_na(op, k, 0));
+                continue;
+            }
+            for (int si = 0; si < bench_op_nsizes(o, op); si++) {
+                const size_t len = bench_op_size(o, op, si);
                 fprintf(f, "\n");
                 for (int i = 0; i < run->nimpl; i++) {
                     const bench_row *r = bench_row_at(run, i, k, op, si);
-                    fprintf(f, "%-8s %4u %8zu  %-*s", bench_op_name[op], bench_key_bits[k],
-                            o->sizes[si], nw, run->impls[i].name);
+                    fprintf(f, "%-*s %4u %8zu  %-*s", ow, bench_op_name[op], bench_key_bits[k],
+                            len, nw, run->impls[i].name);
                     if (r->status != ROW_OK) {
                         fprintf(f, " %12s  %s\n", cell_status(r), r->note);
                         continue;
                     }
                     char mb[32], cnt[32] = "", q1[32] = "-", q2[32] = "-";
-                    snprintf(mb, sizeof mb, "%.1f%s", bench_mbps(o->sizes[si], r->ns_st.med),
+                    snprintf(mb, sizeof mb, "%.1f%s", bench_mbps(len, r->ns_st.med),
                              bench_noisy(r) ? "~" : "");
                     if (r->have_cnt)
-                        snprintf(cnt, sizeof cnt, "%.2f", r->cnt_st.med / (double)o->sizes[si]);
+                        snprintf(cnt, sizeof cnt, "%.2f", r->cnt_st.med / (double)len);
                     double a = bench_ratio(r, bench_row_at(run, run->base, k, op, si));
                     double b = run->noaesni >= 0
                                    ? bench_ratio(r, bench_row_at(run, run->noaesni, k, op, si))
@@ -316,32 +355,37 @@ void bench_report_tcrypt(FILE *f, const bench_run *run)
     fprintf(f, "# aesgen-bench --format tcrypt: counts are %s; median of %d samples per line\n",
             bench_counter_desc(m, desc, sizeof desc), o->repeats);
     static const char *const mode[OP_COUNT] = {"ecb(aes)", "ecb(aes)", "ctr(aes)", "cbc(aes)",
-                                               "cbc(aes)", "gcm(aes)", "gcm(aes)"};
-    static const int order[OP_COUNT] = {OP_ECB_ENC, OP_ECB_DEC, OP_CBC_ENC, OP_CBC_DEC,
-                                        OP_CTR,     OP_GCM_SEAL, OP_GCM_OPEN};
+                                               "cbc(aes)", "gcm(aes)", "gcm(aes)", "xts(aes)",
+                                               "xts(aes)", "xts(aes)"};
+    static const int order[OP_COUNT] = {OP_ECB_ENC, OP_ECB_DEC,  OP_CBC_ENC,  OP_CBC_DEC,
+                                        OP_CTR,     OP_GCM_SEAL, OP_GCM_OPEN, OP_XTS_ENC,
+                                        OP_XTS_DEC, OP_XTS_SECTORS_ENC};
     for (int i = 0; i < run->nimpl; i++) {
         for (int oi = 0; oi < OP_COUNT; oi++) {
             int op = order[oi];
             if (!o->op_sel[op])
                 continue;
-            fprintf(f, "\ntesting speed of %s (%s) %s\n", mode[op], run->impls[i].name,
-                    bench_op_is_decrypt(op) ? "decryption" : "encryption");
+            fprintf(f, "\ntesting speed of %s (%s) %s%s\n", mode[op], run->impls[i].name,
+                    bench_op_is_decrypt(op) ? "decryption" : "encryption",
+                    op == OP_XTS_SECTORS_ENC ? " (64 sectors of 4096 bytes per operation)" : "");
             int t = 0;
             for (int k = 0; k < NKEYS; k++) {
                 if (!o->key_sel[k])
                     continue;
-                for (int si = 0; si < o->nsizes; si++, t++) {
+                for (int si = 0; si < bench_op_nsizes(o, op); si++, t++) {
                     const bench_row *r = bench_row_at(run, i, k, op, si);
-                    fprintf(f, "test %d (%u bit key, %zu byte blocks): ", t, bench_key_bits[k],
-                            o->sizes[si]);
+                    const size_t len = bench_op_size(o, op, si);
+                    /* XTS: the key is twice the AES key, as tcrypt counts it */
+                    fprintf(f, "test %d (%u bit key, %zu byte blocks): ", t,
+                            bench_key_bits[k] * (bench_op_is_xts(op) ? 2 : 1), len);
                     if (r->status != ROW_OK)
                         fprintf(f, "%s (%s)\n", cell_status(r), r->note);
                     else if (m->counter != CNT_NONE && r->have_cnt)
                         fprintf(f, "1 operation in %.0f %s (%zu bytes)\n", r->cnt_st.med, unit,
-                                o->sizes[si]);
+                                len);
                     else
                         fprintf(f, "1 operation in %.0f ns (%zu bytes)\n", r->ns_st.med,
-                                o->sizes[si]);
+                                len);
                 }
             }
         }

@@ -130,6 +130,8 @@ void bench_run_setup_impls(bench_run *run)
 {
     const bench_opts *o = &run->opts;
     bench_machine *m = &run->machine;
+    const int xts_sel = o->op_sel[OP_XTS_ENC] || o->op_sel[OP_XTS_DEC] ||
+                        o->op_sel[OP_XTS_SECTORS_ENC];
     for (int i = 0; i < o->nvariants; i++) {
         if (impl_aesgen_variant_create(&run->impls[run->nimpl], o->variants[i]) != 0) {
             bench_run_error(run, "aesgen variant %s: out of memory", o->variants[i]);
@@ -147,8 +149,14 @@ void bench_run_setup_impls(bench_run *run)
          * library's, not a gap to report as n/a. */
         if ((o->op_sel[OP_GCM_SEAL] || o->op_sel[OP_GCM_OPEN]) && im->op_note[OP_GCM_SEAL][0])
             bench_run_error(run, "%s: %s", im->name, im->op_note[OP_GCM_SEAL]);
+        /* XTS likewise (AES-128 and AES-256; AES-192 has none). */
+        if (xts_sel && im->op_note[OP_XTS_ENC][0])
+            bench_run_error(run, "%s: %s", im->name, im->op_note[OP_XTS_ENC]);
         run->nimpl++;
     }
+    if (xts_sel && o->key_sel[bench_key_index(192)])
+        bench_run_note(run, "AES-192 XTS rows are n/a: %s",
+                       bench_op_na(OP_XTS_ENC, bench_key_index(192), 0));
     if (impl_openssl_create(&run->impls[run->nimpl], "openssl") != 0) {
         fprintf(stderr, "aesgen-bench: error: OpenSSL set-up failed\n");
         exit(1);
@@ -238,9 +246,10 @@ int bench_run_alloc(bench_run *run)
 {
     const bench_opts *o = &run->opts;
     size_t maxlen = CHECK_BYTES;
-    for (int i = 0; i < o->nsizes; i++)
-        if (o->sizes[i] > maxlen)
-            maxlen = o->sizes[i];
+    for (int op = 0; op < OP_COUNT; op++)
+        for (int si = 0; o->op_sel[op] && si < bench_op_nsizes(o, op); si++)
+            if (bench_op_size(o, op, si) > maxlen)
+                maxlen = bench_op_size(o, op, si);
     /* room for a GCM tag and gcm-open's separate input (bench.h) */
     run->buf = aligned_alloc(64, bench_buf_bytes(maxlen));
     run->ref = aligned_alloc(64, bench_buf_bytes(maxlen));

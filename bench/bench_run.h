@@ -111,6 +111,11 @@ int bench_unique_backends(const char **out, int max);
 
 bench_row *bench_row_at(const bench_run *run, int im, int k, int op, int si);
 
+/* The message sizes op runs at: every --sizes entry (si < o->nsizes), or for an
+ * operation of a fixed length (bench_op_fixed_len) that length alone (si 0). */
+int bench_op_nsizes(const bench_opts *o, int op);
+size_t bench_op_size(const bench_opts *o, int op, int si);
+
 double bench_mbps(size_t bytes, double ns);
 /* Speed of row r relative to reference row ref (>1: r is faster); NAN if
  * either is missing. */

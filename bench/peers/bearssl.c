@@ -196,6 +196,8 @@ static int bear_create(impl *im)
 #endif
     im->op_ok[OP_CTR] = im->op_ok[OP_CBC_DEC] = im->op_ok[OP_CBC_ENC] = 1;
     im->op_ok[OP_GCM_SEAL] = im->op_ok[OP_GCM_OPEN] = 1;
+    for (int op = OP_XTS_ENC; op <= OP_XTS_SECTORS_ENC; op++)
+        snprintf(im->op_note[op], sizeof im->op_note[op], "BearSSL has no XTS");
     return 0;
 }
 

@@ -264,9 +264,10 @@ const char *aesgen_status_string(int status)
     case AESGEN_ERR_NULL:
         return "a required pointer is NULL";
     case AESGEN_ERR_KEY_LENGTH:
-        return "key length must be 16, 24 or 32 bytes";
+        return "key length must be 16, 24 or 32 bytes (XTS: 32 or 64)";
     case AESGEN_ERR_LENGTH:
-        return "length must be a multiple of 16 bytes and the buffer must fit in memory";
+        return "length out of range for the mode (ECB/CBC: a multiple of 16; XTS: 16 to 2^24 per unit), "
+               "or the buffer does not fit in memory";
     case AESGEN_ERR_OVERLAP:
         return "input and output overlap without being the same buffer";
     case AESGEN_ERR_CONTEXT:
@@ -277,6 +278,8 @@ const char *aesgen_status_string(int status)
         return "the tag does not authenticate the message";
     case AESGEN_ERR_STATE:
         return "call out of order for this GCM stream";
+    case AESGEN_ERR_WEAK_KEY:
+        return "the two halves of the XTS key are equal";
     default:
         return "unknown status code";
     }

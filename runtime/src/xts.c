@@ -164,7 +164,7 @@ static tweak times_alpha2(tweak t)
     return (tweak){t.lo << 2 ^ feedback, t.hi << 2 | t.lo >> 62};
 }
 
-/* Block i's tweak into tw and out = in ^ tweak. */
+/* One block: its tweak into tw, out = in ^ tweak. */
 static void whiten_block(uint8_t *out, const uint8_t *in, uint8_t *tw, tweak t)
 {
     tweak_store(tw, t);

@@ -58,6 +58,12 @@ def _karatsuba(bld: Builder, x: str, h: str, hsum: str) -> tuple[str, str, str]:
     return lo, md, hi
 
 
+def _block_product(bld: Builder, multiply: str, x: str, h: str, half) -> tuple[str, str, str]:
+    """One block times its power by the chosen multiply: (LO, MI, HI), or Karatsuba's
+    (LO, MD, HI); `half()` loads the power's half sum, which only Karatsuba reads."""
+    return _karatsuba(bld, x, h, half()) if multiply == "karatsuba" else _product(bld, x, h)
+
+
 def _middle(bld: Builder, lo: str, mi: str, hi: str, multiply: str) -> str:
     """MI from the summed products: Karatsuba's MD + LO + HI, schoolbook's as it is."""
     return bld.xor(bld.xor(mi, lo, hint="MI"), hi, hint="MI") if multiply == "karatsuba" else mi
@@ -137,10 +143,8 @@ def update(blocks: int, width: int = 1, name: str | None = None, multiply: str =
             x = bld.xor(x, acc, hint="x")
         power = f"h{blocks - width * j}"        # H^(blocks - i), i in the vector
         h = bld.vld("htable", 16 * width * j, hint=power + "_")
-        if multiply == "karatsuba":
-            part = _karatsuba(bld, x, h, bld.vld("htable", 16 * blocks + 16 * width * j, hint=power + "s"))
-        else:
-            part = _product(bld, x, h)
+        part = _block_product(bld, multiply, x, h,
+                              lambda: bld.vld("htable", 16 * blocks + 16 * width * j, hint=power + "s"))
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
     lo, mi, hi = sums
     r = _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
@@ -158,13 +162,13 @@ def tail(multiply: str = "schoolbook", reduction: str = "shifts") -> tuple[Progr
     `reduce` reduces them into y. The caller passes each block's power H^(k-i) and, for
     Karatsuba, its half sum (`power`, `half`: 16 bytes each, from setkey's table)."""
     _check_choices(multiply, reduction)
-    kara = multiply == "karatsuba"
     mems = (Memory("sums", "bytes", 48, True), Memory("data", "bytes", 16, False),
-            Memory("power", "bytes", 16, False)) + ((Memory("half", "bytes", 16, False),) if kara else ())
+            Memory("power", "bytes", 16, False)) + ((Memory("half", "bytes", 16, False),)
+                                                     if multiply == "karatsuba" else ())
 
     def product(bld: Builder, x: str) -> tuple[str, str, str]:
-        h = bld.vld("power", 0, hint="h")
-        return _karatsuba(bld, x, h, bld.vld("half", 0, hint="hs")) if kara else _product(bld, x, h)
+        return _block_product(bld, multiply, x, bld.vld("power", 0, hint="h"),
+                              lambda: bld.vld("half", 0, hint="hs"))
 
     first = Program("ghash_tail_first", LANE, (Memory("y", "bytes", 16, False),) + mems, lanes=2)
     bld = Builder(first)

@@ -337,14 +337,16 @@ void fuzz_xts_run(const uint8_t *data, size_t size, int mode)
 {
     xts_case c;
     uint8_t key2[32];
-    /* AES-256-XTS: key2 is the first 32 bytes of the payload, the text follows */
-    uint8_t *head = malloc(32 + FUZZ_MAX_LEN);
+    /* AES-256-XTS: key2 is the first 32 bytes of the payload, the text follows (a
+     * prefix of the payload does not depend on the length asked for) */
+    fuzz_payload(key2, 32, data, size);
+    decode(&c, data, size, mode, key2);
+    const size_t text_at = c.bits == 256 ? 32 : 0;
+    uint8_t *head = malloc(text_at + c.len + 1);
     if (!head)
         abort();
-    fuzz_payload(head, 32 + FUZZ_MAX_LEN, data, size);
-    memcpy(key2, head, 32);
-    decode(&c, data, size, mode, key2);
-    const uint8_t *msg = head + (c.bits == 256 ? 32 : 0);
+    fuzz_payload(head, text_at + c.len, data, size);
+    const uint8_t *msg = head + text_at;
     current = &c;
     fuzz_describe = describe;
 

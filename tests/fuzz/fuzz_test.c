@@ -20,6 +20,9 @@
  * with nothing written (output, IV, counter); length 0 with NULL buffers is
  * AESGEN_OK.
  *
+ * The XTS modes (fuzz_xts.c) decode one data unit or many sectors, either
+ * direction, with a backend or a pair of variants, against OpenSSL per unit.
+ *
  * The GCM modes (fuzz_gcm.c) read the same header with the meanings given under
  * "GCM" below: a subject (a backend, or an AES encryption variant) and a GHASH
  * variant this CPU runs, an IV of 1..80 bytes (12 favoured), AAD, text, a tag
@@ -31,8 +34,8 @@
  * Input layout (missing bytes read as 0):
  *   [0]      subject selector (index mod number of subjects; GCM: of its own list)
  *   [1]      key size (mod 3: 128, 192, 256; a variant subject: its own)
- *   [2]      mode (mod 7): 0 ECB-enc, 1 ECB-dec, 2 CBC-enc, 3 CBC-dec, 4 CTR,
- *            5 GCM-seal, 6 GCM-open
+ *   [2]      mode (mod 9): 0 ECB-enc, 1 ECB-dec, 2 CBC-enc, 3 CBC-dec, 4 CTR,
+ *            5 GCM-seal, 6 GCM-open, 7 XTS-enc, 8 XTS-dec
  *   [3]      flags: bit0 in place, bit1 invalid-length probe, bit2 overlap
  *            probe, bits 4-5 counter form (0 raw, 1 near 2^32 carry of the
  *            low word, 2 near 2^64 carry, 3 near 2^128 wrap);
@@ -64,6 +67,23 @@
  *            length, bit v & 7
  *   [65..]   payload: the IV, then the AAD, then the text (the plaintext; an open
  *            gets OpenSSL's ciphertext and tag of it)
+ *
+ * XTS (fuzz_xts.c): [0] subject (its own list: backends, AES-128/256 encryption
+ * variants), [1] key size (mod 2: 128, 256; a variant: its own), [2] mode, then
+ *   [3]      flags: bit0 in place, bit1 length probe, bit2 overlap probe, bit3
+ *            many sectors (else one unit), bit4 weak-key probe (equal halves),
+ *            bits 5-6 sector form (0 raw, 1 small, 2 near the 2^32 carry, 3 the
+ *            last unit at 2^64 - 1)
+ *   [4..5]   one unit: its length mod (FUZZ_MAX_LEN + 1) (below 16: refused);
+ *            sectors: the unit length, 16 + value mod (FUZZ_MAX_LEN / count - 15)
+ *   [6]      input offset (low nibble) and output offset (high nibble)
+ *   [7]      sectors: count, < 128 gives 1 + value mod 8, else 1 + 2 (value - 128)
+ *   [8]      variant subject: decryption variant, mod (usable ones of the key
+ *            size + 1), the last value is dispatch's choice
+ *   [16..31] key1; [32..47] key2 of AES-128-XTS
+ *   [48..63] one unit: the tweak; sectors: [48..55] the first sector, little endian
+ *   [64]     form 2: units before the 2^32 carry (mod 64)
+ *   [65..]   payload: key2 of AES-256-XTS (32 bytes), then the text
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -78,8 +98,8 @@
 #include "ts_oracle.h"
 #include "ts_report.h"
 
-static const char *const mode_name[FUZZ_MODE_COUNT] = {"ECB-enc", "ECB-dec", "CBC-enc", "CBC-dec",
-                                                       "CTR",     "GCM-seal", "GCM-open"};
+static const char *const mode_name[FUZZ_MODE_COUNT] = {"ECB-enc", "ECB-dec",  "CBC-enc",  "CBC-dec", "CTR",
+                                                       "GCM-seal", "GCM-open", "XTS-enc", "XTS-dec"};
 
 static fuzz_subject subjects[FUZZ_MAX_SUBJECTS];
 static size_t n_subjects;
@@ -361,6 +381,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (!fuzz_ossl)
         abort();
     fuzz_gcm_init();
+    fuzz_xts_init();
     return 0;
 }
 
@@ -369,6 +390,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int mode = fuzz_at(data, size, 2) % FUZZ_MODE_COUNT;
     if (mode == FUZZ_MODE_GCM_SEAL || mode == FUZZ_MODE_GCM_OPEN) {
         fuzz_gcm_run(data, size, mode);
+        return 0;
+    }
+    if (mode == FUZZ_MODE_XTS_ENC || mode == FUZZ_MODE_XTS_DEC) {
+        fuzz_xts_run(data, size, mode);
         return 0;
     }
     fuzz_case c;

@@ -3,6 +3,7 @@
  *   fuzz_test.c  the libFuzzer entry points, the input layout, the subjects, the
  *                ECB/CBC/CTR modes
  *   fuzz_gcm.c   the AES-GCM modes (seal, open)
+ *   fuzz_xts.c   the AES-XTS modes (encrypt, decrypt; one unit or many sectors)
  * Both decode the same header (FUZZ_HEADER bytes, the layout at the top of
  * fuzz_test.c) and compare aesgen with OpenSSL EVP; any mismatch prints the case
  * and calls abort(), which libFuzzer saves as a reproducer.
@@ -25,8 +26,8 @@
 #define FUZZ_GCM_MAX_IV 80     /* GCM IV lengths 1..80 (12 favoured) */
 #define FUZZ_GCM_MAX_AAD 1024  /* GCM AAD lengths 0..1024 */
 
-/* Modes: TS_MODE_* (ts_modes.h), then the two GCM ones. */
-enum { FUZZ_MODE_GCM_SEAL = 5, FUZZ_MODE_GCM_OPEN, FUZZ_MODE_COUNT };
+/* Modes: TS_MODE_* (ts_modes.h), then the two GCM ones, then the two XTS ones. */
+enum { FUZZ_MODE_GCM_SEAL = 5, FUZZ_MODE_GCM_OPEN, FUZZ_MODE_XTS_ENC, FUZZ_MODE_XTS_DEC, FUZZ_MODE_COUNT };
 
 /* What serves a case: a forced backend (aesgen_force_backend, then the API picks),
  * or one variant (aesgen_init_variants / aesgen_gcm_init_variants). */
@@ -74,5 +75,10 @@ void fuzz_same(const char *what, const uint8_t *want, const uint8_t *got, size_t
  * one case of mode FUZZ_MODE_GCM_SEAL or FUZZ_MODE_GCM_OPEN. */
 void fuzz_gcm_init(void);
 void fuzz_gcm_run(const uint8_t *data, size_t size, int mode);
+
+/* fuzz_xts.c: its subjects and decryption variants, and one case of mode
+ * FUZZ_MODE_XTS_ENC or FUZZ_MODE_XTS_DEC. */
+void fuzz_xts_init(void);
+void fuzz_xts_run(const uint8_t *data, size_t size, int mode);
 
 #endif

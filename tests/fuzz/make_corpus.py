@@ -15,6 +15,13 @@ the seeds above keep their bytes) cover seal and open, every key size and tag le
 GHASH selectors, IV lengths 12 and 1..80, AAD and text lengths around blocks (0 to
 1024 and 4096), one-shot and streamed with up to 8 AAD and 8 text pieces, in place,
 offsets, the invalid-tag-length and overlap probes, and each kind of tampering.
+
+The XTS seeds (modes 7 and 8; last, from a PRNG of their own) cover encryption and
+decryption, both key sizes, one unit at lengths around the block, the stealing and the
+64-block chunk (0..15 refused, 16..4096), many sectors with counts around the 64-tweak
+group (1..255) and unit lengths 16..4096, each sector form (raw, small, next to the
+2^32 carry, ending at 2^64 - 1), decryption-variant selectors, in place, offsets, and
+the weak-key, length and overlap probes.
 """
 import random
 import struct
@@ -88,6 +95,42 @@ def gcm_seeds():
     return seeds
 
 
+XTS_ENC, XTS_DEC = 7, 8
+XTS_IN_PLACE, XTS_PROBE_LENGTH, XTS_PROBE_OVERLAP, XTS_SECTORS, XTS_WEAK = 1, 2, 4, 8, 16
+
+
+def xts_seed(rng, subject, key_sel, mode, flags, length, offs, count_sel, dec_sel, sector_form, before, text_len):
+    """An XTS input: [7] count selector, [8] decryption-variant selector, [48..63] the
+    tweak (one unit) or the sector number (low 8 bytes), [64] units before the 2^32
+    carry; the payload: key2 for AES-256-XTS (32 bytes), then the text."""
+    head = bytes([subject, key_sel, mode, flags | sector_form << 5]) + struct.pack("<H", length)
+    head += bytes([offs, count_sel, dec_sel]) + bytes(7)
+    head += rng.randbytes(32) + rng.randbytes(16) + bytes([before])
+    assert len(head) == HEADER
+    return head + rng.randbytes(32 * (key_sel % 2) + text_len)
+
+
+def xts_seeds():
+    rng = random.Random(0x78747366)  # "xtsf"
+    seeds = []
+    # one unit: lengths around the block, the stealing and the 64-block chunk
+    for i, length in enumerate([16, 17, 31, 32, 33, 63, 1023, 1024, 1025, 1039, 4095, 4096, 5]):
+        flags = (XTS_IN_PLACE if i % 3 == 1 else 0) | (XTS_PROBE_LENGTH if i % 4 == 0 else 0) | \
+                (XTS_PROBE_OVERLAP if i % 5 == 2 else 0) | (XTS_WEAK if i % 6 == 3 else 0)
+        seeds.append(xts_seed(rng, subject=i * 7 % 256, key_sel=i % 2, mode=XTS_ENC + i % 2, flags=flags,
+                              length=length, offs=(i * 0x35) & 0xff, count_sel=0, dec_sel=i, sector_form=0,
+                              before=0, text_len=48))
+    # many sectors: counts around the 64-tweak group, unit lengths 16.., each sector form
+    for i, (count_sel, length) in enumerate([(0, 495), (7, 17), (128 + 31, 0), (128 + 32, 47), (192, 0),
+                                             (255, 0), (3, 1000), (128 + 20, 20)]):
+        flags = XTS_SECTORS | (XTS_IN_PLACE if i % 2 else 0) | (XTS_PROBE_LENGTH if i % 3 == 0 else 0) | \
+                (XTS_PROBE_OVERLAP if i % 3 == 1 else 0) | (XTS_WEAK if i == 5 else 0)
+        seeds.append(xts_seed(rng, subject=i * 11 + 3, key_sel=i % 2, mode=XTS_DEC - i % 2, flags=flags,
+                              length=length, offs=(i * 0x47) & 0xff, count_sel=count_sel, dec_sel=i * 3,
+                              sector_form=i % 4, before=i * 9 % 64, text_len=64))
+    return seeds
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "corpus"
     out.mkdir(parents=True, exist_ok=True)
@@ -116,6 +159,7 @@ def main() -> None:
                           length=4096 - s, offs=s, pieces=3, cuts=[85, 170, 0, 0, 0, 0, 0, 0],
                           before=0, msg_len=32))
     seeds += gcm_seeds()
+    seeds += xts_seeds()
     for old in out.glob("seed-*"):
         old.unlink()
     for n, data in enumerate(seeds):

@@ -30,12 +30,19 @@
  *   internals). The shared contexts are read-only: their bytes are compared
  *   (copy and checksum) before and after each round.
  *
+ * Phase 2b, in the same rounds (threads_xts.c): one shared aesgen_xts_key per key
+ *   size (AES-128/256-XTS), N threads encrypting and decrypting single units and
+ *   runs of sectors with it at once; every output is compared with the result the
+ *   main thread computed alone beforehand (itself checked against OpenSSL), and the
+ *   shared keys' bytes before and after the round.
+ *
  * Phase 3, force race: one thread switches aesgen_force_backend among automatic,
  *   every backend this CPU runs and "software" while the others run aesgen_init;
  *   every context must pair the encryption and decryption variants of one choice.
  *
  * Files: this one (options, helpers, main), threads_first_use.c (phase 1),
- * threads_use.c (phase 2), threads_force_race.c (phase 3); threads_test.h.
+ * threads_use.c (phase 2), threads_xts.c (phase 2b), threads_force_race.c (phase 3);
+ * threads_test.h.
  *
  * Exit status: 0 pass, 1 a failure (each is printed), 2 usage error.
  */
@@ -162,9 +169,10 @@ int main(int argc, char **argv)
     worker *w = workers_new();
 
     /* Automatic dispatch first (the environment's AESGEN_BACKEND, if any, applies). */
-    if (env_rc == AESGEN_OK)
+    if (env_rc == AESGEN_OK) {
         phase_use("automatic", w);
-    else
+        phase_xts("automatic");
+    } else
         printf("automatic round not run: aesgen_init refuses the environment (%d), as checked above\n",
                env_rc);
     /* Then every backend this CPU runs, forced by this thread between rounds:
@@ -187,12 +195,14 @@ int main(int argc, char **argv)
         char label[64];
         snprintf(label, sizeof label, "backend %s:", name);
         phase_use(label, w);
+        phase_xts(label);
         rounds++;
     }
     if (aesgen_force_backend("software") != AESGEN_OK) {
         ts_fail("aesgen_force_backend(software) refused");
     } else {
         phase_use("class software:", w);
+        phase_xts("class software:");
         rounds++;
     }
     if (aesgen_force_backend(NULL) != AESGEN_OK)

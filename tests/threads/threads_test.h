@@ -4,6 +4,7 @@
  *   threads_test.c        options, common helpers, starting and joining the threads, main
  *   threads_first_use.c   phase 1: the first use of dispatch, raced
  *   threads_use.c         phase 2: concurrent use, one round per backend
+ *   threads_xts.c         phase 2b: a shared aesgen_xts_key, in the same rounds
  *   threads_force_race.c  phase 3: aesgen_force_backend racing aesgen_init
  * Failures are printed and counted with ts_fail (ts_report.h), main thread only.
  */
@@ -47,6 +48,9 @@ typedef struct worker worker;
 worker *workers_new(void);
 void workers_free(worker *w);
 void phase_use(const char *label, worker *w);
+
+/* Phase 2b: one round of XTS on shared keys under the current dispatch. */
+void phase_xts(const char *label);
 
 /* Phase 3. */
 void phase_force_race(void);

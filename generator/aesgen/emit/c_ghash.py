@@ -38,7 +38,7 @@ from ..targets import Field, Target, distinct, one_of, show
 from ..variants import Variant
 from . import c
 from .base import Emitter, SharedSource
-from .c_simd import AARCH64, POWER, X86, Isa, vector_statements
+from .c_simd import AARCH64, POWER, X86, Isa, NeonIsa, PowerIsa, X86Isa, vector_statements
 
 
 
@@ -66,24 +66,24 @@ ISAS: dict[str, Isa | PairIsa] = {
                         "defined(__riscv) && __riscv_xlen == 64", "^riscv64$", ("rv_clmul",)),
     "sparc_vis3": PairIsa("sparc_vis3", "sparc64", "aesgen_clmul64_vis3", "SPARC VIS3 xmulx/xmulxhi", "clmul",
                           "defined(__sparc__) && defined(__arch64__)", "^sparc64$", ("sparc_vis3",)),
-    "pclmul": Isa("pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
+    "pclmul": X86Isa("pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                   '__attribute__((target("pclmul,ssse3")))', ("pclmul", "ssse3")),
     # the same intrinsics VEX-encoded: three operands, so no copy before each
     # destructive PCLMULQDQ (32 per 8 blocks)
-    "avx_pclmul": Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
+    "avx_pclmul": X86Isa("avx_pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx,pclmul")))', ("avx", "pclmul")),
     # VPCLMULQDQ on ymm: two blocks per vector; the set-up and the tails on xmm (VEX)
-    "vpclmul256": Isa("vpclmul256", 256, "defined(__x86_64__)", X86, "<immintrin.h>",
+    "vpclmul256": X86Isa("vpclmul256", 256, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx2,pclmul,vpclmulqdq")))', ("avx", "avx2", "pclmul", "vpclmulqdq")),
     # VPCLMULQDQ on zmm: four blocks per vector (AVX-512BW for the byte shuffle)
-    "vpclmul512": Isa("vpclmul512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
+    "vpclmul512": X86Isa("vpclmul512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
                       '__attribute__((target("avx512f,avx512bw,pclmul,vpclmulqdq")))',
                       ("avx", "avx2", "avx512f", "avx512bw", "pclmul", "vpclmulqdq")),
-    "neon_pmull": Isa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
+    "neon_pmull": NeonIsa("neon_pmull", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>",
                       '__attribute__((target("+crypto")))', ("arm_pmull",)),
     # vpmsumd sums both lanes' products: one xxpermdi per product pairs the wanted lane
     # with a zero; PPC_FEATURE2_VEC_CRYPTO covers it (as the Linux kernel's ghash-p8)
-    "p8_vpmsumd": Isa("p8_vpmsumd", 128, "defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)", POWER,
+    "p8_vpmsumd": PowerIsa("p8_vpmsumd", 128, "defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)", POWER,
                       "<altivec.h>", '__attribute__((target("cpu=power8")))', ("ppc_vcrypto",)),
 }
 # How each printer multiplies, for the generated headers.

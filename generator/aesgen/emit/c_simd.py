@@ -36,7 +36,9 @@ MODEL_TRIALS = 2
 
 @dataclass(frozen=True)
 class Isa:
-    """How one vector ISA spells the IR's lane-wise ops."""
+    """How one vector ISA spells the IR's lane-wise ops. One subclass per instruction set
+    family (X86Isa, NeonIsa, PowerIsa) spells them; an op a family has no spelling for is
+    a ValueError naming it."""
     name: str
     vector_bits: int
     guard: str                    # preprocessor condition for the architecture
@@ -47,21 +49,62 @@ class Isa:
     byte_shuffle: bool = False    # rotations by whole bytes as one byte shuffle
     ternary: bool = False         # three-input logic (vpternlog)
 
-    @property
-    def power(self) -> bool:
-        """64-bit little-endian POWER (VSX; POWER8's vpmsumd): 64-bit lanes only."""
-        return self.processor == POWER
-
-    def _power_lanes(self, lane: int) -> None:
-        if lane != 64 or self.vector_bits != 128:
-            raise ValueError(f"{self.name}: only 128-bit vectors of 64-bit lanes")
+    def _none(self, what: str):
+        raise ValueError(f"no {self.name} spelling for {what}")
 
     def vtype(self, lane: int) -> str:
-        if self.power:
-            self._power_lanes(lane)
-            return "__vector unsigned long long"
-        if self.name.startswith("neon"):
-            return f"uint{lane}x{self.vector_bits // lane}_t"
+        raise NotImplementedError
+
+    def expr(self, code: str, args: list, lane: int, const) -> str:
+        """One op as an expression over vectors. args: operand expressions, except the
+        immediate of shifts and rotations (an int) and of ternary (its truth table).
+        const(key, expr) names a constant vector hoisted to the top of the function."""
+        raise NotImplementedError
+
+    def broadcast(self, scalar: str, lane: int) -> str:
+        raise NotImplementedError
+
+    def load(self, address: str, lane: int) -> str:
+        """A whole vector from a byte address, any alignment."""
+        raise NotImplementedError
+
+    def store(self, address: str, value: str, lane: int) -> str:
+        raise NotImplementedError
+
+    def load128(self, address: str, lane: int) -> str:
+        """One 128-bit block into block 0, the others zero."""
+        if self.vector_bits == 128:
+            return self.load(address, lane)
+        return self._none("a 128-bit load into a wider vector")
+
+    def store128(self, address: str, value: str, lane: int) -> str:
+        """Block 0 only."""
+        if self.vector_bits == 128:
+            return self.store(address, value, lane)
+        return self._none("a 128-bit store from a wider vector")
+
+    def bswap(self, a: str, lane: int, const) -> str:
+        """Each 128-bit block's bytes reversed."""
+        return self._none(f"bswap on {lane}-bit lanes")
+
+    def swap64(self, a: str, lane: int) -> str:
+        """Each 128-bit block's 64-bit halves exchanged."""
+        return self._none(f"swap64 on {lane}-bit lanes")
+
+    def clmul(self, a: str, b: str, sel: int, const) -> str:
+        """PCLMULQDQ's product: lane sel&1 of a times lane sel>>4&1 of b, 128 bits."""
+        return self._none("clmul")
+
+    def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
+        """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
+        return self._none(code)
+
+
+@dataclass(frozen=True)
+class X86Isa(Isa):
+    """SSE2, AVX2, AVX-512 and the carry-less multiplies: <immintrin.h> intrinsics."""
+
+    def vtype(self, lane: int) -> str:
         return {128: "__m128i", 256: "__m256i", 512: "__m512i"}[self.vector_bits]
 
     def _x86(self, what: str, lane: int) -> str:
@@ -75,26 +118,6 @@ class Isa:
                 "ternary": f"{p}_ternarylogic_epi{lane}"}[what]
 
     def expr(self, code: str, args: list, lane: int, const) -> str:
-        """One op as an expression over vectors. args: operand expressions, except the
-        immediate of shifts and rotations (an int) and of ternary (its truth table).
-        const(key, expr) names a constant vector hoisted to the top of the function."""
-        if self.power:
-            return self._power_expr(code, args, lane, const)
-        if self.name.startswith("neon"):
-            u = f"u{lane}"
-            simple = {"xor": "veorq", "and": "vandq", "or": "vorrq", "andn": "vbicq"}
-            if code in simple:
-                return f"{simple[code]}_{u}({args[0]}, {args[1]})"
-            if code == "not":
-                ones = const(("ones", lane), f"vdupq_n_{u}(~UINT{lane}_C(0))")
-                return f"veorq_{u}({args[0]}, {ones})"
-            if code == "shl":
-                return f"vshlq_n_{u}({args[0]}, {args[1]})"
-            if code == "shr":
-                return f"vshrq_n_{u}({args[0]}, {args[1]})"
-            if code == "ror":   # shift left, then shift right and insert
-                return f"vsriq_n_{u}(vshlq_n_{u}({args[0]}, {lane - args[1]}), {args[0]}, {args[1]})"
-            raise ValueError(code)
         f = lambda w: self._x86(w, lane)
         if code in ("xor", "and", "or"):
             return f"{f(code)}({args[0]}, {args[1]})"
@@ -123,10 +146,152 @@ class Isa:
             return f"{f('ternary')}({args[0]}, {args[1]}, {args[2]}, 0x{args[3]:02x})"
         raise ValueError(code)
 
-    def _power_expr(self, code: str, args: list, lane: int, const) -> str:
-        """GCC's altivec.h on vector unsigned long long (element order: element 0 is the
-        low-addressed doubleword, as lane 0); shift counts are splatted constants."""
-        self._power_lanes(lane)
+    def broadcast(self, scalar: str, lane: int) -> str:
+        cast = "(long long)" if lane == 64 else "(int)"
+        return f"{self._x86('set1', lane)}({cast}{scalar})"
+
+    def load(self, address: str, lane: int) -> str:
+        vt = self.vtype(lane)
+        return {128: f"_mm_loadu_si128((const {vt} *)({address}))",
+                256: f"_mm256_loadu_si256((const {vt} *)({address}))",
+                512: f"_mm512_loadu_si512((const void *)({address}))"}[self.vector_bits]
+
+    def store(self, address: str, value: str, lane: int) -> str:
+        vt = self.vtype(lane)
+        return {128: f"_mm_storeu_si128(({vt} *)({address}), {value})",
+                256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
+                512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
+
+    def load128(self, address: str, lane: int) -> str:
+        if self.vector_bits == 128:
+            return self.load(address, lane)
+        inner = f"_mm_loadu_si128((const __m128i *)({address}))"
+        return {256: f"_mm256_zextsi128_si256({inner})", 512: f"_mm512_zextsi128_si512({inner})"}[self.vector_bits]
+
+    def store128(self, address: str, value: str, lane: int) -> str:
+        if self.vector_bits == 128:
+            return self.store(address, value, lane)
+        cast = {256: "_mm256_castsi256_si128", 512: "_mm512_castsi512_si128"}[self.vector_bits]
+        return f"_mm_storeu_si128((__m128i *)({address}), {cast}({value}))"
+
+    def bswap(self, a: str, lane: int, const) -> str:
+        """One byte shuffle."""
+        if self.vector_bits == 512:   # no _mm512_setr_epi8 in GCC 12: every block's mask is the same
+            mask = const(("bswap",), f"_mm512_broadcast_i32x4(_mm_setr_epi8({', '.join(map(str, range(15, -1, -1)))}))")
+            return f"_mm512_shuffle_epi8({a}, {mask})"
+        idx = [16 * (j // 16) + 15 - j % 16 for j in range(self.vector_bits // 8)]
+        mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
+        return f"{self._x86('shuffle', lane)}({a}, {mask})"
+
+    def swap64(self, a: str, lane: int) -> str:
+        """pshufd 0x4e."""
+        if self.vector_bits == 512:
+            return f"_mm512_shuffle_epi32({a}, (_MM_PERM_ENUM)0x4e)"
+        return f"{self._x86('shuffle32', lane)}({a}, 0x4e)"
+
+    def clmul(self, a: str, b: str, sel: int, const) -> str:
+        """pclmulqdq (vpclmulqdq on wider vectors)."""
+        f = {128: "_mm_clmulepi64_si128", 256: "_mm256_clmulepi64_epi128",
+             512: "_mm512_clmulepi64_epi128"}[self.vector_bits]
+        return f"{f}({a}, {b}, {sel:#04x})"
+
+    def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
+        p = {128: "_mm", 256: "_mm256", 512: "_mm512"}[self.vector_bits]
+        if code == "blocks":
+            if self.vector_bits == 256:
+                return f"_mm256_permute2x128_si256({a}, {b}, {(0x20, 0x31)[imm]:#04x})"
+            return f"_mm512_shuffle_i32x4({a}, {b}, {(0x88, 0xdd)[imm]:#04x})"
+        return f"{p}_{code}_epi{imm}({a}, {b})"
+
+
+@dataclass(frozen=True)
+class NeonIsa(Isa):
+    """AArch64 Advanced SIMD and 32-bit ARM NEON: <arm_neon.h> intrinsics; PMULL on AArch64."""
+
+    @property
+    def aarch64(self) -> bool:
+        """AArch64 (zip1/zip2, PMULL), as opposed to 32-bit ARM NEON."""
+        return self.processor == AARCH64
+
+    def vtype(self, lane: int) -> str:
+        return f"uint{lane}x{self.vector_bits // lane}_t"
+
+    def expr(self, code: str, args: list, lane: int, const) -> str:
+        u = f"u{lane}"
+        simple = {"xor": "veorq", "and": "vandq", "or": "vorrq", "andn": "vbicq"}
+        if code in simple:
+            return f"{simple[code]}_{u}({args[0]}, {args[1]})"
+        if code == "not":
+            ones = const(("ones", lane), f"vdupq_n_{u}(~UINT{lane}_C(0))")
+            return f"veorq_{u}({args[0]}, {ones})"
+        if code == "shl":
+            return f"vshlq_n_{u}({args[0]}, {args[1]})"
+        if code == "shr":
+            return f"vshrq_n_{u}({args[0]}, {args[1]})"
+        if code == "ror":   # shift left, then shift right and insert
+            return f"vsriq_n_{u}(vshlq_n_{u}({args[0]}, {lane - args[1]}), {args[0]}, {args[1]})"
+        raise ValueError(code)
+
+    def broadcast(self, scalar: str, lane: int) -> str:
+        return f"vdupq_n_u{lane}({scalar})"
+
+    def load(self, address: str, lane: int) -> str:
+        return f"vreinterpretq_u{lane}_u8(vld1q_u8({address}))"
+
+    def store(self, address: str, value: str, lane: int) -> str:
+        return f"vst1q_u8({address}, vreinterpretq_u8_u{lane}({value}))"
+
+    def bswap(self, a: str, lane: int, const) -> str:
+        """Swap the 64-bit halves, then reverse the bytes of each (AArch64)."""
+        if self.aarch64 and lane == 64:
+            return f"vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64({a}, {a}, 1))))"
+        return super().bswap(a, lane, const)
+
+    def swap64(self, a: str, lane: int) -> str:
+        """ext (AArch64)."""
+        if self.aarch64 and lane == 64:
+            return f"vextq_u64({a}, {a}, 1)"
+        return super().swap64(a, lane)
+
+    def clmul(self, a: str, b: str, sel: int, const) -> str:
+        """pmull, pmull2 for both high halves (AArch64)."""
+        if not self.aarch64:
+            return super().clmul(a, b, sel, const)
+        if sel == 0x11:
+            return f"vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64({a}), vreinterpretq_p64_u64({b})))"
+        return (f"vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64({a}, {sel & 1}), "
+                f"vgetq_lane_u64({b}, {sel >> 4 & 1})))")
+
+    def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
+        high = code == "unpackhi"
+        if self.aarch64:
+            if imm == lane:
+                return f"vzip{2 if high else 1}q_u{lane}({a}, {b})"
+            f = f"vzip{2 if high else 1}q_u64"
+            return f"vreinterpretq_u{lane}_u64({f}(vreinterpretq_u64_u{lane}({a}), vreinterpretq_u64_u{lane}({b})))"
+        if imm == lane:
+            return f"vzipq_u{lane}({a}, {b}).val[{int(high)}]"
+        half = "high" if high else "low"
+        return f"vcombine_u{lane}(vget_{half}_u{lane}({a}), vget_{half}_u{lane}({b}))"
+
+
+@dataclass(frozen=True)
+class PowerIsa(Isa):
+    """64-bit little-endian POWER (VSX; POWER8's vpmsumd): GCC's <altivec.h> on vector
+    unsigned long long, 128-bit vectors of 64-bit lanes only. Element 0 is the
+    low-addressed doubleword, as lane 0."""
+
+    def _lanes(self, lane: int) -> None:
+        if lane != 64 or self.vector_bits != 128:
+            raise ValueError(f"{self.name}: only 128-bit vectors of 64-bit lanes")
+
+    def vtype(self, lane: int) -> str:
+        self._lanes(lane)
+        return "__vector unsigned long long"
+
+    def expr(self, code: str, args: list, lane: int, const) -> str:
+        """Shift counts are splatted constants."""
+        self._lanes(lane)
         simple = {"xor": "vec_xor", "and": "vec_and", "or": "vec_or"}
         if code in simple:
             return f"{simple[code]}({args[0]}, {args[1]})"
@@ -136,148 +301,56 @@ class Isa:
         raise ValueError(f"no {self.name} spelling for {code}")
 
     def broadcast(self, scalar: str, lane: int) -> str:
-        if self.power:
-            self._power_lanes(lane)
-            return f"vec_splats((unsigned long long){scalar})"
-        if self.name.startswith("neon"):
-            return f"vdupq_n_u{lane}({scalar})"
-        cast = "(long long)" if lane == 64 else "(int)"
-        return f"{self._x86('set1', lane)}({cast}{scalar})"
+        self._lanes(lane)
+        return f"vec_splats((unsigned long long){scalar})"
 
     def load(self, address: str, lane: int) -> str:
-        """A whole vector from a byte address, any alignment (POWER: lxvd2x and a
-        doubleword swap on POWER8, so bytes 0..7 are lane 0 as on x86)."""
-        if self.power:
-            return f"(__vector unsigned long long)vec_xl(0, (const unsigned char *)({address}))"
-        if self.name.startswith("neon"):
-            return f"vreinterpretq_u{lane}_u8(vld1q_u8({address}))"
-        vt = self.vtype(lane)
-        return {128: f"_mm_loadu_si128((const {vt} *)({address}))",
-                256: f"_mm256_loadu_si256((const {vt} *)({address}))",
-                512: f"_mm512_loadu_si512((const void *)({address}))"}[self.vector_bits]
+        """lxvd2x and a doubleword swap on POWER8, so bytes 0..7 are lane 0 as on x86."""
+        return f"(__vector unsigned long long)vec_xl(0, (const unsigned char *)({address}))"
 
     def store(self, address: str, value: str, lane: int) -> str:
-        if self.power:
-            return f"vec_xst((__vector unsigned char)({value}), 0, (unsigned char *)({address}))"
-        if self.name.startswith("neon"):
-            return f"vst1q_u8({address}, vreinterpretq_u8_u{lane}({value}))"
-        vt = self.vtype(lane)
-        return {128: f"_mm_storeu_si128(({vt} *)({address}), {value})",
-                256: f"_mm256_storeu_si256(({vt} *)({address}), {value})",
-                512: f"_mm512_storeu_si512((void *)({address}), {value})"}[self.vector_bits]
-
-    def load128(self, address: str, lane: int) -> str:
-        """One 128-bit block into block 0, the others zero."""
-        if self.vector_bits == 128:
-            return self.load(address, lane)
-        inner = f"_mm_loadu_si128((const __m128i *)({address}))"
-        return {256: f"_mm256_zextsi128_si256({inner})", 512: f"_mm512_zextsi128_si512({inner})"}[self.vector_bits]
-
-    def store128(self, address: str, value: str, lane: int) -> str:
-        """Block 0 only."""
-        if self.vector_bits == 128:
-            return self.store(address, value, lane)
-        cast = {256: "_mm256_castsi256_si128", 512: "_mm512_castsi512_si128"}[self.vector_bits]
-        return f"_mm_storeu_si128((__m128i *)({address}), {cast}({value}))"
-
-    @property
-    def aarch64(self) -> bool:
-        """AArch64 Advanced SIMD (zip1/zip2, PMULL), as opposed to 32-bit ARM NEON."""
-        return self.name.startswith("neon") and self.name != "neon32"
+        return f"vec_xst((__vector unsigned char)({value}), 0, (unsigned char *)({address}))"
 
     def bswap(self, a: str, lane: int, const) -> str:
-        """Each 128-bit block's bytes reversed (x86: one byte shuffle; AArch64: swap the
-        64-bit halves, then reverse the bytes of each; POWER: vperm, mask in element order)."""
-        if self.power:
-            self._power_lanes(lane)
-            bytes_ = ", ".join(map(str, range(15, -1, -1)))
-            mask = const(("bswap",), f"(__vector unsigned long long)(__vector unsigned char){{{bytes_}}}")
-            return f"vec_perm({a}, {a}, (__vector unsigned char){mask})"
-        if self.aarch64 and lane == 64:
-            return f"vreinterpretq_u64_u8(vrev64q_u8(vreinterpretq_u8_u64(vextq_u64({a}, {a}, 1))))"
-        if self.name.startswith("neon"):
-            raise ValueError(f"no {self.name} spelling for bswap on {lane}-bit lanes")
-        if self.vector_bits == 512:   # no _mm512_setr_epi8 in GCC 12: every block's mask is the same
-            mask = const(("bswap",), f"_mm512_broadcast_i32x4(_mm_setr_epi8({', '.join(map(str, range(15, -1, -1)))}))")
-            return f"_mm512_shuffle_epi8({a}, {mask})"
-        idx = [16 * (j // 16) + 15 - j % 16 for j in range(self.vector_bits // 8)]
-        mask = const(("bswap",), f"{self._x86('setr8', lane)}({', '.join(map(str, idx))})")
-        return f"{self._x86('shuffle', lane)}({a}, {mask})"
+        """vperm, the mask in element order."""
+        self._lanes(lane)
+        bytes_ = ", ".join(map(str, range(15, -1, -1)))
+        mask = const(("bswap",), f"(__vector unsigned long long)(__vector unsigned char){{{bytes_}}}")
+        return f"vec_perm({a}, {a}, (__vector unsigned char){mask})"
 
     def swap64(self, a: str, lane: int) -> str:
-        """Each 128-bit block's 64-bit halves exchanged (pshufd 0x4e; AArch64 ext; POWER
-        xxswapd)."""
-        if self.power:
-            self._power_lanes(lane)
-            return f"vec_xxpermdi({a}, {a}, 2)"
-        if self.aarch64 and lane == 64:
-            return f"vextq_u64({a}, {a}, 1)"
-        if self.name.startswith("neon"):
-            raise ValueError(f"no {self.name} spelling for swap64 on {lane}-bit lanes")
-        if self.vector_bits == 512:
-            return f"_mm512_shuffle_epi32({a}, (_MM_PERM_ENUM)0x4e)"
-        return f"{self._x86('shuffle32', lane)}({a}, 0x4e)"
+        """xxswapd."""
+        self._lanes(lane)
+        return f"vec_xxpermdi({a}, {a}, 2)"
 
     def clmul(self, a: str, b: str, sel: int, const) -> str:
-        """pclmulqdq (vpclmulqdq on wider vectors); AArch64 pmull, pmull2 for both high
-        halves; POWER8 vpmsumd, which sums lane 0 x lane 0 and lane 1 x lane 1: b's lane
-        sel>>4 moved to a's lane sel&1 next to a zero (one xxpermdi), so the sum is the
-        one product."""
-        if self.power:
-            i, j = sel & 1, sel >> 4 & 1
-            zero = const(("value", 0), self.broadcast(c.literal(0, 64), 64))
-            merge = "vec_mergel" if j else "vec_mergeh"
-            pair = f"{zero}, {b}" if i else f"{b}, {zero}"
-            return f"__builtin_crypto_vpmsumd({a}, {merge}({pair}))"
-        if self.aarch64:
-            if sel == 0x11:
-                return f"vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64({a}), vreinterpretq_p64_u64({b})))"
-            return (f"vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64({a}, {sel & 1}), "
-                    f"vgetq_lane_u64({b}, {sel >> 4 & 1})))")
-        if self.name.startswith("neon"):
-            raise ValueError(f"no {self.name} spelling for clmul")
-        f = {128: "_mm_clmulepi64_si128", 256: "_mm256_clmulepi64_epi128",
-             512: "_mm512_clmulepi64_epi128"}[self.vector_bits]
-        return f"{f}({a}, {b}, {sel:#04x})"
+        """vpmsumd sums lane 0 x lane 0 and lane 1 x lane 1: b's lane sel>>4 moved to a's
+        lane sel&1 next to a zero (one xxpermdi), so the sum is the one product."""
+        i, j = sel & 1, sel >> 4 & 1
+        zero = const(("value", 0), self.broadcast(c.literal(0, 64), 64))
+        merge = "vec_mergel" if j else "vec_mergeh"
+        pair = f"{zero}, {b}" if i else f"{b}, {zero}"
+        return f"__builtin_crypto_vpmsumd({a}, {merge}({pair}))"
 
     def shuffle(self, code: str, a: str, b: str, imm: int, lane: int) -> str:
-        """The ir.SHUFFLE_OPS: unpacklo/unpackhi in units of imm bits, blocks of parity imm."""
-        high = code == "unpackhi"
-        if self.power:
-            if imm != lane:
-                raise ValueError(f"no {self.name} spelling for {code} in {imm}-bit units")
-            return f"{'vec_mergel' if high else 'vec_mergeh'}({a}, {b})"
-        if self.aarch64:
-            if imm == lane:
-                return f"vzip{2 if high else 1}q_u{lane}({a}, {b})"
-            f = f"vzip{2 if high else 1}q_u64"
-            return f"vreinterpretq_u{lane}_u64({f}(vreinterpretq_u64_u{lane}({a}), vreinterpretq_u64_u{lane}({b})))"
-        if self.name == "neon32":
-            if imm == lane:
-                return f"vzipq_u{lane}({a}, {b}).val[{int(high)}]"
-            half = "high" if high else "low"
-            return f"vcombine_u{lane}(vget_{half}_u{lane}({a}), vget_{half}_u{lane}({b}))"
-        p = {128: "_mm", 256: "_mm256", 512: "_mm512"}[self.vector_bits]
-        if code == "blocks":
-            if self.vector_bits == 256:
-                return f"_mm256_permute2x128_si256({a}, {b}, {(0x20, 0x31)[imm]:#04x})"
-            return f"_mm512_shuffle_i32x4({a}, {b}, {(0x88, 0xdd)[imm]:#04x})"
-        return f"{p}_{code}_epi{imm}({a}, {b})"
+        if imm != lane:
+            raise ValueError(f"no {self.name} spelling for {code} in {imm}-bit units")
+        return f"{'vec_mergel' if code == 'unpackhi' else 'vec_mergeh'}({a}, {b})"
 
 
 X86 = "^(x86_64|amd64|AMD64)$"
 AARCH64 = "^(aarch64|arm64)$"
 POWER = "^(ppc64le|powerpc64le)$"
 ISAS = {
-    "sse2": Isa("sse2", 128, "defined(__x86_64__)", X86, "<emmintrin.h>", "", ()),
-    "avx2": Isa("avx2", 256, "defined(__x86_64__)", X86, "<immintrin.h>", '__attribute__((target("avx2")))',
+    "sse2": X86Isa("sse2", 128, "defined(__x86_64__)", X86, "<emmintrin.h>", "", ()),
+    "avx2": X86Isa("avx2", 256, "defined(__x86_64__)", X86, "<immintrin.h>", '__attribute__((target("avx2")))',
                 ("avx", "avx2"), byte_shuffle=True),
-    "avx512": Isa("avx512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
+    "avx512": X86Isa("avx512", 512, "defined(__x86_64__)", X86, "<immintrin.h>",
                   '__attribute__((target("avx512f")))', ("avx", "avx2", "avx512f"), ternary=True),
-    "neon": Isa("neon", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>", "", ()),
+    "neon": NeonIsa("neon", 128, "defined(__aarch64__)", AARCH64, "<arm_neon.h>", "", ()),
     # 32-bit ARM: NEON is optional (Debian armhf builds for VFPv3-D16), so enabled per
     # function and checked at run time
-    "neon32": Isa("neon32", 128, "defined(__arm__) && !defined(__aarch64__)", "^arm", "<arm_neon.h>",
+    "neon32": NeonIsa("neon32", 128, "defined(__arm__) && !defined(__aarch64__)", "^arm", "<arm_neon.h>",
                   '__attribute__((target("fpu=neon")))', ("neon",)),
 }
 

@@ -51,9 +51,13 @@ int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_l
 int aesgen_xts_init_variants(aesgen_xts_key *key, const uint8_t *k, size_t key_len, const aesgen_variant *enc,
                              const aesgen_variant *dec);
 
+/* Whether n bytes of a and b differ, compared in constant time; only the verdict is
+ * made public (aesgen_declassify). */
+int aesgen_differs_public(const uint8_t *a, const uint8_t *b, size_t n);
+
 /* The one place the library makes a secret-derived value public: the verdict of
- * a GCM tag check, which the API returns by design. A no-op here (a weak
- * definition in gcm.c); the constant-time test overrides it to tell memcheck. */
+ * a GCM tag check or the XTS halves check, which the API returns by design. A no-op
+ * here (a weak definition in api.c); the constant-time test overrides it to tell memcheck. */
 void aesgen_declassify(const void *p, size_t len);
 
 /* CPU features detected at run time (AESGEN_CPU_* bits). */

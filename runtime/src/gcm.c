@@ -287,27 +287,6 @@ static void gctr(const aesgen_gcm_key *key, int secret_counter, uint8_t counter[
     aesgen_variant_ctr(v, schedule(key), out, in, nblocks, counter);
 }
 
-/* Whether the tags differ: computed in constant time, then declared public (the
- * verdict is the API's answer). */
-static int tag_differs(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    unsigned d = 0;
-    for (size_t i = 0; i < n; i++)
-        d |= (unsigned)(a[i] ^ b[i]);
-    int differs = (int)((d + 0xffu) >> 8); /* 1 when d != 0, without a branch */
-    aesgen_declassify(&differs, sizeof differs);
-    return differs;
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((weak))
-#endif
-void aesgen_declassify(const void *p, size_t len)
-{
-    (void)p;
-    (void)len;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                    */
 
@@ -510,7 +489,7 @@ int aesgen_gcm_verify(aesgen_gcm_stream *s, const uint8_t *tag, size_t tag_len)
         return AESGEN_ERR_LENGTH;
     uint8_t full[16];
     final_tag(st, full);
-    const int differs = tag_differs(full, tag, tag_len);
+    const int differs = aesgen_differs_public(full, tag, tag_len);
     aesgen_memwipe(full, sizeof full);
     return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
 }
@@ -586,7 +565,7 @@ static int open_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_
     kstate(key)->ghash->update(htable(key), y, g, stage_message(g, aad, aad_len, in, len));
     ctr_from_j0(key, iv, text, pad16(len), ek0);
     aesgen_xor_words(full, y, ek0, 16);
-    const int differs = tag_differs(full, tag, tag_len);
+    const int differs = aesgen_differs_public(full, tag, tag_len);
     if (!differs && len != 0)
         memcpy(out, text, len);
     aesgen_memwipe(text, pad16(len));
@@ -630,7 +609,7 @@ int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     hash_message(key, st.y, aad, aad_len, in, len);
     uint8_t full[16];
     aesgen_xor_words(full, st.y, st.ek0, 16);
-    const int differs = tag_differs(full, tag, tag_len);
+    const int differs = aesgen_differs_public(full, tag, tag_len);
     aesgen_memwipe(full, sizeof full);
     if (differs) {
         aesgen_memwipe(&st, sizeof st);

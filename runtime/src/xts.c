@@ -67,18 +67,6 @@ void aesgen_xts_wipe(aesgen_xts_key *key)
         aesgen_memwipe(key, sizeof *key);
 }
 
-/* Whether the halves are equal: an OR of XORs, then the one-bit verdict made public
- * (the API answers it). */
-static int halves_equal(const uint8_t *k, size_t half)
-{
-    unsigned d = 0;
-    for (size_t i = 0; i < half; i++)
-        d |= (unsigned)(k[i] ^ k[half + i]);
-    int equal = (int)(1u ^ ((d + 0xffu) >> 8));
-    aesgen_declassify(&equal, sizeof equal);
-    return equal;
-}
-
 int aesgen_xts_init_variants(aesgen_xts_key *key, const uint8_t *k, size_t key_len, const aesgen_variant *enc,
                              const aesgen_variant *dec)
 {
@@ -101,7 +89,7 @@ int aesgen_xts_init_variants(aesgen_xts_key *key, const uint8_t *k, size_t key_l
         !aesgen_variant_usable(dec) || enc->schedule_bytes > AESGEN_MAX_SCHEDULE_BYTES ||
         dec->schedule_bytes > AESGEN_MAX_SCHEDULE_BYTES)
         return AESGEN_ERR_BACKEND;
-    if (halves_equal(k, half))
+    if (!aesgen_differs_public(k, k + half, half)) /* constant time */
         return AESGEN_ERR_WEAK_KEY;
 
     aesgen_xts_wipe(key);

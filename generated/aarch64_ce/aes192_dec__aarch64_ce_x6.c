@@ -44,6 +44,7 @@ const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6 = {
     .ecb = aesgen_aes192_dec__aarch64_ce_x6_ecb,
     .cbc = aesgen_aes192_dec__aarch64_ce_x6_cbc,
     .ctr = NULL,
+    .xts = NULL,
 };
 
 #endif

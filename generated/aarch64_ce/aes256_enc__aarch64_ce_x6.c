@@ -48,6 +48,7 @@ const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6 = {
     .ecb = aesgen_aes256_enc__aarch64_ce_x6_ecb,
     .cbc = aesgen_aes256_enc__aarch64_ce_x6_cbc,
     .ctr = aesgen_aes256_enc__aarch64_ce_x6_ctr_nocarry,
+    .xts = NULL,
 };
 
 #endif

@@ -44,6 +44,7 @@ const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8 = {
     .ecb = aesgen_aes256_dec__ppc64le_power8_x8_ecb,
     .cbc = aesgen_aes256_dec__ppc64le_power8_x8_cbc,
     .ctr = NULL,
+    .xts = NULL,
 };
 
 #endif

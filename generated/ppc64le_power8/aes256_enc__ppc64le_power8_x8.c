@@ -48,6 +48,7 @@ const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8 = {
     .ecb = aesgen_aes256_enc__ppc64le_power8_x8_ecb,
     .cbc = aesgen_aes256_enc__ppc64le_power8_x8_cbc,
     .ctr = aesgen_aes256_enc__ppc64le_power8_x8_ctr_nocarry,
+    .xts = NULL,
 };
 
 #endif

@@ -59,6 +59,7 @@ const aesgen_variant aesgen_aes256_enc__riscv64_zkn_x2 = {
     .ecb = aesgen_aes256_enc__riscv64_zkn_x2_ecb,
     .cbc = aesgen_aes256_enc__riscv64_zkn_x2_cbc,
     .ctr = aesgen_aes256_enc__riscv64_zkn_x2_ctr_nocarry,
+    .xts = NULL,
 };
 
 #endif

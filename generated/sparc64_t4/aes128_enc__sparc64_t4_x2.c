@@ -59,6 +59,7 @@ const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2 = {
     .ecb = aesgen_aes128_enc__sparc64_t4_x2_ecb,
     .cbc = aesgen_aes128_enc__sparc64_t4_x2_cbc,
     .ctr = aesgen_aes128_enc__sparc64_t4_x2_ctr_nocarry,
+    .xts = NULL,
 };
 
 #endif

@@ -55,6 +55,7 @@ const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2 = {
     .ecb = aesgen_aes192_dec__sparc64_t4_x2_ecb,
     .cbc = aesgen_aes192_dec__sparc64_t4_x2_cbc,
     .ctr = NULL,
+    .xts = NULL,
 };
 
 #endif

@@ -12,7 +12,8 @@
  * ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 16 registers.
- * Verified: the model ran every function's instruction stream 84 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * Verified: the model ran every function's instruction stream 112 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -486,6 +487,312 @@ aesgen_aes192_enc__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_aesni_x8_cbc, .-aesgen_aes192_enc__x86_64_aesni_x8_cbc
 
+/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 108 AES instructions. */
+	.globl aesgen_aes192_enc__x86_64_aesni_x8_xts
+	.hidden aesgen_aes192_enc__x86_64_aesni_x8_xts
+	.type aesgen_aes192_enc__x86_64_aesni_x8_xts, @function
+	.p2align 5
+aesgen_aes192_enc__x86_64_aesni_x8_xts:
+	.cfi_startproc
+	endbr64
+	movdqu 160(%rdi), %xmm13  # k10
+	movdqu 176(%rdi), %xmm14  # k11
+	movdqu 192(%rdi), %xmm15  # k12
+	movdqu (%r8), %xmm8  # the first block's tweak
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vector
+.Laesgen_aes192_enc__x86_64_aesni_x8_xts_loop:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm1
+	psllq $1, %xmm1
+	pxor %xmm9, %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdx), %xmm9
+	movdqu %xmm1, 16(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm1
+	pxor %xmm11, %xmm1
+	movdqa %xmm8, %xmm9
+	psrlq $62, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm2
+	psllq $2, %xmm2
+	pxor %xmm9, %xmm2
+	pxor %xmm10, %xmm2
+	movdqu 32(%rdx), %xmm9
+	movdqu %xmm2, 32(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm2
+	pxor %xmm11, %xmm2
+	movdqa %xmm8, %xmm9
+	psrlq $61, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm3
+	psllq $3, %xmm3
+	pxor %xmm9, %xmm3
+	pxor %xmm10, %xmm3
+	movdqu 48(%rdx), %xmm9
+	movdqu %xmm3, 48(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm3
+	pxor %xmm11, %xmm3
+	movdqa %xmm8, %xmm9
+	psrlq $60, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm4
+	psllq $4, %xmm4
+	pxor %xmm9, %xmm4
+	pxor %xmm10, %xmm4
+	movdqu 64(%rdx), %xmm9
+	movdqu %xmm4, 64(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm4
+	pxor %xmm11, %xmm4
+	movdqa %xmm8, %xmm9
+	psrlq $59, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm5
+	psllq $5, %xmm5
+	pxor %xmm9, %xmm5
+	pxor %xmm10, %xmm5
+	movdqu 80(%rdx), %xmm9
+	movdqu %xmm5, 80(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm5
+	pxor %xmm11, %xmm5
+	movdqa %xmm8, %xmm9
+	psrlq $58, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm6
+	psllq $6, %xmm6
+	pxor %xmm9, %xmm6
+	pxor %xmm10, %xmm6
+	movdqu 96(%rdx), %xmm9
+	movdqu %xmm6, 96(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm6
+	pxor %xmm11, %xmm6
+	movdqa %xmm8, %xmm9
+	psrlq $57, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm7
+	psllq $7, %xmm7
+	pxor %xmm9, %xmm7
+	pxor %xmm10, %xmm7
+	movdqu 112(%rdx), %xmm9
+	movdqu %xmm7, 112(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm7
+	pxor %xmm11, %xmm7
+	movdqa %xmm8, %xmm9
+	psrlq $56, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $8, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm13, %xmm4
+	aesenc %xmm13, %xmm5
+	aesenc %xmm13, %xmm6
+	aesenc %xmm13, %xmm7
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	aesenc %xmm14, %xmm4
+	aesenc %xmm14, %xmm5
+	aesenc %xmm14, %xmm6
+	aesenc %xmm14, %xmm7
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu 16(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm1
+	movdqu 32(%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm2
+	movdqu 48(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm3
+	movdqu 64(%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm4
+	movdqu 80(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm5
+	movdqu 96(%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm6
+	movdqu 112(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm7
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	movdqu %xmm4, 64(%rsi)
+	movdqu %xmm5, 80(%rsi)
+	movdqu %xmm6, 96(%rsi)
+	movdqu %xmm7, 112(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_loop
+.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vector:
+	cmpq $1, %rcx
+	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_block
+.Laesgen_aes192_enc__x86_64_aesni_x8_xts_vector:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $1, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesenc %xmm12, %xmm0
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesenc %xmm11, %xmm0
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesenc %xmm12, %xmm0
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesenc %xmm11, %xmm0
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesenc %xmm12, %xmm0
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesenc %xmm11, %xmm0
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesenc %xmm12, %xmm0
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesenc %xmm11, %xmm0
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesenc %xmm12, %xmm0
+	aesenc %xmm13, %xmm0
+	aesenc %xmm14, %xmm0
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu %xmm0, (%rsi)
+	addq $16, %rdx
+	addq $16, %rsi
+	subq $1, %rcx
+	cmpq $1, %rcx
+	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_vector
+.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_block:
+.Laesgen_aes192_enc__x86_64_aesni_x8_xts_done:
+	movdqu %xmm8, (%r8)  # the tweak of the next block
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_enc__x86_64_aesni_x8_xts, .-aesgen_aes192_enc__x86_64_aesni_x8_xts
+
 	.section .rodata
 	.p2align 6
 .Lconst:
@@ -536,6 +843,11 @@ aesgen_aes192_enc__x86_64_aesni_x8_cbc:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# add 8 to every lane
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# XTS reduction: x^128 = 0x87, in the low half of every lane
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

@@ -11,7 +11,8 @@
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * cbc: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * Verified: the model ran every function's instruction stream 88 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * Verified: the model ran every function's instruction stream 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -490,9 +491,348 @@ aesgen_aes256_dec__x86_64_vaes256_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes256_x8_cbc, .-aesgen_aes256_dec__x86_64_vaes256_x8_cbc
 
+/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 140 AES instructions. */
+	.globl aesgen_aes256_dec__x86_64_vaes256_x8_xts
+	.hidden aesgen_aes256_dec__x86_64_vaes256_x8_xts
+	.type aesgen_aes256_dec__x86_64_vaes256_x8_xts, @function
+	.p2align 5
+aesgen_aes256_dec__x86_64_vaes256_x8_xts:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128 192(%rdi), %ymm13  # k12
+	vbroadcasti128 208(%rdi), %ymm14  # k13
+	vbroadcasti128 224(%rdi), %ymm15  # k14
+	vbroadcasti128 (%r8), %ymm8  # the first block's tweak in every lane
+	vpsrlvq .Lconst(%rip), %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllvq .Lconst+128(%rip), %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_loop:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpxor 32(%rdx), %ymm1, %ymm9
+	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpxor %ymm9, %ymm2, %ymm2
+	vpxor %ymm10, %ymm2, %ymm2
+	vpxor 64(%rdx), %ymm2, %ymm9
+	vmovdqu %ymm2, 64(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpxor %ymm9, %ymm3, %ymm3
+	vpxor %ymm10, %ymm3, %ymm3
+	vpxor 96(%rdx), %ymm3, %ymm9
+	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm4
+	vpxor %ymm9, %ymm4, %ymm4
+	vpxor %ymm10, %ymm4, %ymm4
+	vpxor 128(%rdx), %ymm4, %ymm9
+	vmovdqu %ymm4, 128(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm4
+	vpsrlq $54, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $10, %ymm8, %ymm5
+	vpxor %ymm9, %ymm5, %ymm5
+	vpxor %ymm10, %ymm5, %ymm5
+	vpxor 160(%rdx), %ymm5, %ymm9
+	vmovdqu %ymm5, 160(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm5
+	vpsrlq $52, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $12, %ymm8, %ymm6
+	vpxor %ymm9, %ymm6, %ymm6
+	vpxor %ymm10, %ymm6, %ymm6
+	vpxor 192(%rdx), %ymm6, %ymm9
+	vmovdqu %ymm6, 192(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm6
+	vpsrlq $50, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $14, %ymm8, %ymm7
+	vpxor %ymm9, %ymm7, %ymm7
+	vpxor %ymm10, %ymm7, %ymm7
+	vpxor 224(%rdx), %ymm7, %ymm9
+	vmovdqu %ymm7, 224(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm7
+	vpsrlq $48, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $16, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 160(%rdi), %ymm11  # stream k10
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 176(%rdi), %ymm12  # stream k11
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm4, %ymm4
+	vaesdec %ymm13, %ymm5, %ymm5
+	vaesdec %ymm13, %ymm6, %ymm6
+	vaesdec %ymm13, %ymm7, %ymm7
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm4, %ymm4
+	vaesdec %ymm14, %ymm5, %ymm5
+	vaesdec %ymm14, %ymm6, %ymm6
+	vaesdec %ymm14, %ymm7, %ymm7
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vpxor 64(%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxor 96(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm3, %ymm3
+	vpxor 128(%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm4, %ymm4
+	vpxor 160(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm5, %ymm5
+	vpxor 192(%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm6, %ymm6
+	vpxor 224(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm7, %ymm7
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	vmovdqu %ymm4, 128(%rsi)
+	vmovdqu %ymm5, 160(%rsi)
+	vmovdqu %ymm6, 192(%rsi)
+	vmovdqu %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_loop
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vector:
+	cmpq $2, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_block
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vector:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 160(%rdi), %ymm11  # stream k10
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 176(%rdi), %ymm12  # stream k11
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm0, %ymm0
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vmovdqu %ymm0, (%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vector
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_block:
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_done
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_block:
+	vpxor (%rdx), %xmm8, %xmm0
+	vmovdqu %xmm8, (%rsi)  # parked until the final round
+	vpxor (%rdi), %xmm0, %xmm0
+	vpsrlq $63, %xmm8, %xmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
+	vpslldq $8, %xmm9, %xmm9
+	vpsllq $1, %xmm8, %xmm8
+	vpxor %xmm9, %xmm8, %xmm8
+	vpxor %xmm10, %xmm8, %xmm8
+	vaesdec 16(%rdi), %xmm0, %xmm0
+	vaesdec 32(%rdi), %xmm0, %xmm0
+	vaesdec 48(%rdi), %xmm0, %xmm0
+	vaesdec 64(%rdi), %xmm0, %xmm0
+	vaesdec 80(%rdi), %xmm0, %xmm0
+	vaesdec 96(%rdi), %xmm0, %xmm0
+	vaesdec 112(%rdi), %xmm0, %xmm0
+	vaesdec 128(%rdi), %xmm0, %xmm0
+	vaesdec 144(%rdi), %xmm0, %xmm0
+	vaesdec 160(%rdi), %xmm0, %xmm0
+	vaesdec 176(%rdi), %xmm0, %xmm0
+	vaesdec %xmm13, %xmm0, %xmm0
+	vaesdec %xmm14, %xmm0, %xmm0
+	vpxor (%rsi), %xmm15, %xmm9
+	vaesdeclast %xmm9, %xmm0, %xmm0
+	vmovdqu %xmm0, (%rsi)
+	addq $16, %rdx
+	addq $16, %rsi
+	subq $1, %rcx
+	jnz .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_block
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_done:
+	vmovdqu %xmm8, (%r8)  # the tweak of the next block
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_dec__x86_64_vaes256_x8_xts, .-aesgen_aes256_dec__x86_64_vaes256_x8_xts
+
 	.section .rodata
 	.p2align 6
 .Lconst:
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# XTS reduction: x^128 = 0x87, in the low half of every lane
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by l
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 #endif
 
 #if defined(__ELF__)

@@ -11,7 +11,8 @@
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers.
  * cbc: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers.
- * Verified: the model ran every function's instruction stream 88 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers.
+ * Verified: the model ran every function's instruction stream 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -424,9 +425,314 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc, .-aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc
 
+/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 120 AES instructions. */
+	.globl aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts
+	.hidden aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts
+	.type aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts, @function
+	.p2align 5
+aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %ymm11  # k0
+	vbroadcasti32x4 16(%rdi), %ymm12  # k1
+	vbroadcasti32x4 32(%rdi), %ymm13  # k2
+	vbroadcasti32x4 48(%rdi), %ymm14  # k3
+	vbroadcasti32x4 64(%rdi), %ymm15  # k4
+	vbroadcasti32x4 80(%rdi), %ymm16  # k5
+	vbroadcasti32x4 96(%rdi), %ymm17  # k6
+	vbroadcasti32x4 112(%rdi), %ymm18  # k7
+	vbroadcasti32x4 128(%rdi), %ymm19  # k8
+	vbroadcasti32x4 144(%rdi), %ymm20  # k9
+	vbroadcasti32x4 160(%rdi), %ymm21  # k10
+	vbroadcasti32x4 176(%rdi), %ymm22  # k11
+	vbroadcasti32x4 192(%rdi), %ymm23  # k12
+	vbroadcasti32x4 (%r8), %ymm8  # the first block's tweak in every lane
+	vpsrlvq .Lconst(%rip), %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllvq .Lconst+128(%rip), %ymm8, %ymm8
+	vpxorq %ymm9, %ymm8, %ymm8
+	vpxorq %ymm10, %ymm8, %ymm8
+	cmpq $16, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_loop:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxorq %ymm9, %ymm1, %ymm1
+	vpxorq %ymm10, %ymm1, %ymm1
+	vpxorq 32(%rdx), %ymm1, %ymm9
+	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpxorq %ymm9, %ymm2, %ymm2
+	vpxorq %ymm10, %ymm2, %ymm2
+	vpxorq 64(%rdx), %ymm2, %ymm9
+	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpxorq %ymm9, %ymm3, %ymm3
+	vpxorq %ymm10, %ymm3, %ymm3
+	vpxorq 96(%rdx), %ymm3, %ymm9
+	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm4
+	vpxorq %ymm9, %ymm4, %ymm4
+	vpxorq %ymm10, %ymm4, %ymm4
+	vpxorq 128(%rdx), %ymm4, %ymm9
+	vmovdqu64 %ymm4, 128(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm4
+	vpsrlq $54, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $10, %ymm8, %ymm5
+	vpxorq %ymm9, %ymm5, %ymm5
+	vpxorq %ymm10, %ymm5, %ymm5
+	vpxorq 160(%rdx), %ymm5, %ymm9
+	vmovdqu64 %ymm5, 160(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm5
+	vpsrlq $52, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $12, %ymm8, %ymm6
+	vpxorq %ymm9, %ymm6, %ymm6
+	vpxorq %ymm10, %ymm6, %ymm6
+	vpxorq 192(%rdx), %ymm6, %ymm9
+	vmovdqu64 %ymm6, 192(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm6
+	vpsrlq $50, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $14, %ymm8, %ymm7
+	vpxorq %ymm9, %ymm7, %ymm7
+	vpxorq %ymm10, %ymm7, %ymm7
+	vpxorq 224(%rdx), %ymm7, %ymm9
+	vmovdqu64 %ymm7, 224(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm7
+	vpsrlq $48, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $16, %ymm8, %ymm8
+	vpxorq %ymm9, %ymm8, %ymm8
+	vpxorq %ymm10, %ymm8, %ymm8
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm4, %ymm4
+	vaesdec %ymm12, %ymm5, %ymm5
+	vaesdec %ymm12, %ymm6, %ymm6
+	vaesdec %ymm12, %ymm7, %ymm7
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm4, %ymm4
+	vaesdec %ymm13, %ymm5, %ymm5
+	vaesdec %ymm13, %ymm6, %ymm6
+	vaesdec %ymm13, %ymm7, %ymm7
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm4, %ymm4
+	vaesdec %ymm14, %ymm5, %ymm5
+	vaesdec %ymm14, %ymm6, %ymm6
+	vaesdec %ymm14, %ymm7, %ymm7
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm2, %ymm2
+	vaesdec %ymm15, %ymm3, %ymm3
+	vaesdec %ymm15, %ymm4, %ymm4
+	vaesdec %ymm15, %ymm5, %ymm5
+	vaesdec %ymm15, %ymm6, %ymm6
+	vaesdec %ymm15, %ymm7, %ymm7
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm2, %ymm2
+	vaesdec %ymm16, %ymm3, %ymm3
+	vaesdec %ymm16, %ymm4, %ymm4
+	vaesdec %ymm16, %ymm5, %ymm5
+	vaesdec %ymm16, %ymm6, %ymm6
+	vaesdec %ymm16, %ymm7, %ymm7
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm2, %ymm2
+	vaesdec %ymm17, %ymm3, %ymm3
+	vaesdec %ymm17, %ymm4, %ymm4
+	vaesdec %ymm17, %ymm5, %ymm5
+	vaesdec %ymm17, %ymm6, %ymm6
+	vaesdec %ymm17, %ymm7, %ymm7
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm2, %ymm2
+	vaesdec %ymm18, %ymm3, %ymm3
+	vaesdec %ymm18, %ymm4, %ymm4
+	vaesdec %ymm18, %ymm5, %ymm5
+	vaesdec %ymm18, %ymm6, %ymm6
+	vaesdec %ymm18, %ymm7, %ymm7
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm2, %ymm2
+	vaesdec %ymm19, %ymm3, %ymm3
+	vaesdec %ymm19, %ymm4, %ymm4
+	vaesdec %ymm19, %ymm5, %ymm5
+	vaesdec %ymm19, %ymm6, %ymm6
+	vaesdec %ymm19, %ymm7, %ymm7
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm1, %ymm1
+	vaesdec %ymm20, %ymm2, %ymm2
+	vaesdec %ymm20, %ymm3, %ymm3
+	vaesdec %ymm20, %ymm4, %ymm4
+	vaesdec %ymm20, %ymm5, %ymm5
+	vaesdec %ymm20, %ymm6, %ymm6
+	vaesdec %ymm20, %ymm7, %ymm7
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm1, %ymm1
+	vaesdec %ymm21, %ymm2, %ymm2
+	vaesdec %ymm21, %ymm3, %ymm3
+	vaesdec %ymm21, %ymm4, %ymm4
+	vaesdec %ymm21, %ymm5, %ymm5
+	vaesdec %ymm21, %ymm6, %ymm6
+	vaesdec %ymm21, %ymm7, %ymm7
+	vaesdec %ymm22, %ymm0, %ymm0
+	vaesdec %ymm22, %ymm1, %ymm1
+	vaesdec %ymm22, %ymm2, %ymm2
+	vaesdec %ymm22, %ymm3, %ymm3
+	vaesdec %ymm22, %ymm4, %ymm4
+	vaesdec %ymm22, %ymm5, %ymm5
+	vaesdec %ymm22, %ymm6, %ymm6
+	vaesdec %ymm22, %ymm7, %ymm7
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vpxorq 64(%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxorq 96(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm3, %ymm3
+	vpxorq 128(%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm4, %ymm4
+	vpxorq 160(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm5, %ymm5
+	vpxorq 192(%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm6, %ymm6
+	vpxorq 224(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm7, %ymm7
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	vmovdqu64 %ymm4, 128(%rsi)
+	vmovdqu64 %ymm5, 160(%rsi)
+	vmovdqu64 %ymm6, 192(%rsi)
+	vmovdqu64 %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_loop
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector:
+	cmpq $2, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_block
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vector:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm8
+	vpxorq %ymm9, %ymm8, %ymm8
+	vpxorq %ymm10, %ymm8, %ymm8
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm22, %ymm0, %ymm0
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vmovdqu64 %ymm0, (%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vector
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_block:
+	testq %rcx, %rcx
+	jz .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_done
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_block:
+	vpxorq (%rdx), %xmm8, %xmm0
+	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
+	vpxorq %xmm11, %xmm0, %xmm0
+	vpsrlq $63, %xmm8, %xmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
+	vpslldq $8, %xmm9, %xmm9
+	vpsllq $1, %xmm8, %xmm8
+	vpxorq %xmm9, %xmm8, %xmm8
+	vpxorq %xmm10, %xmm8, %xmm8
+	vaesdec %xmm12, %xmm0, %xmm0
+	vaesdec %xmm13, %xmm0, %xmm0
+	vaesdec %xmm14, %xmm0, %xmm0
+	vaesdec %xmm15, %xmm0, %xmm0
+	vaesdec %xmm16, %xmm0, %xmm0
+	vaesdec %xmm17, %xmm0, %xmm0
+	vaesdec %xmm18, %xmm0, %xmm0
+	vaesdec %xmm19, %xmm0, %xmm0
+	vaesdec %xmm20, %xmm0, %xmm0
+	vaesdec %xmm21, %xmm0, %xmm0
+	vaesdec %xmm22, %xmm0, %xmm0
+	vpxorq (%rsi), %xmm23, %xmm9
+	vaesdeclast %xmm9, %xmm0, %xmm0
+	vmovdqu64 %xmm0, (%rsi)
+	addq $16, %rdx
+	addq $16, %rsi
+	subq $1, %rcx
+	jnz .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_block
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_done:
+	vmovdqu64 %xmm8, (%r8)  # the tweak of the next block
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts, .-aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts
+
 	.section .rodata
 	.p2align 6
 .Lconst:
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# XTS reduction: x^128 = 0x87, in the low half of every lane
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by l
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 #endif
 
 #if defined(__ELF__)

@@ -12,7 +12,8 @@
  * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
- * Verified: the model ran every function's instruction stream 150 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers.
+ * Verified: the model ran every function's instruction stream 200 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -442,6 +443,274 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_cbc, .-aesgen_aes128_enc__x86_64_vaes512_x8_cbc
 
+/* xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers; 100 AES instructions. */
+	.globl aesgen_aes128_enc__x86_64_vaes512_x8_xts
+	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_xts
+	.type aesgen_aes128_enc__x86_64_vaes512_x8_xts, @function
+	.p2align 5
+aesgen_aes128_enc__x86_64_vaes512_x8_xts:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %zmm11  # k0
+	vbroadcasti32x4 16(%rdi), %zmm12  # k1
+	vbroadcasti32x4 32(%rdi), %zmm13  # k2
+	vbroadcasti32x4 48(%rdi), %zmm14  # k3
+	vbroadcasti32x4 64(%rdi), %zmm15  # k4
+	vbroadcasti32x4 80(%rdi), %zmm16  # k5
+	vbroadcasti32x4 96(%rdi), %zmm17  # k6
+	vbroadcasti32x4 112(%rdi), %zmm18  # k7
+	vbroadcasti32x4 128(%rdi), %zmm19  # k8
+	vbroadcasti32x4 144(%rdi), %zmm20  # k9
+	vbroadcasti32x4 160(%rdi), %zmm21  # k10
+	vbroadcasti32x4 (%r8), %zmm8  # the first block's tweak in every lane
+	vpsrlvq .Lconst+704(%rip), %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllvq .Lconst+832(%rip), %zmm8, %zmm8
+	vpxorq %zmm9, %zmm8, %zmm8
+	vpxorq %zmm10, %zmm8, %zmm8
+	cmpq $32, %rcx
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_tail_vector
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_loop:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm1
+	vpxorq %zmm9, %zmm1, %zmm1
+	vpxorq %zmm10, %zmm1, %zmm1
+	vpxorq 64(%rdx), %zmm1, %zmm9
+	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm1
+	vpsrlq $56, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $8, %zmm8, %zmm2
+	vpxorq %zmm9, %zmm2, %zmm2
+	vpxorq %zmm10, %zmm2, %zmm2
+	vpxorq 128(%rdx), %zmm2, %zmm9
+	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm2
+	vpsrlq $52, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $12, %zmm8, %zmm3
+	vpxorq %zmm9, %zmm3, %zmm3
+	vpxorq %zmm10, %zmm3, %zmm3
+	vpxorq 192(%rdx), %zmm3, %zmm9
+	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm3
+	vpsrlq $48, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $16, %zmm8, %zmm4
+	vpxorq %zmm9, %zmm4, %zmm4
+	vpxorq %zmm10, %zmm4, %zmm4
+	vpxorq 256(%rdx), %zmm4, %zmm9
+	vmovdqu64 %zmm4, 256(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm4
+	vpsrlq $44, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $20, %zmm8, %zmm5
+	vpxorq %zmm9, %zmm5, %zmm5
+	vpxorq %zmm10, %zmm5, %zmm5
+	vpxorq 320(%rdx), %zmm5, %zmm9
+	vmovdqu64 %zmm5, 320(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm5
+	vpsrlq $40, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $24, %zmm8, %zmm6
+	vpxorq %zmm9, %zmm6, %zmm6
+	vpxorq %zmm10, %zmm6, %zmm6
+	vpxorq 384(%rdx), %zmm6, %zmm9
+	vmovdqu64 %zmm6, 384(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm6
+	vpsrlq $36, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $28, %zmm8, %zmm7
+	vpxorq %zmm9, %zmm7, %zmm7
+	vpxorq %zmm10, %zmm7, %zmm7
+	vpxorq 448(%rdx), %zmm7, %zmm9
+	vmovdqu64 %zmm7, 448(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm7
+	vpsrlq $32, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $32, %zmm8, %zmm8
+	vpxorq %zmm9, %zmm8, %zmm8
+	vpxorq %zmm10, %zmm8, %zmm8
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm12, %zmm4, %zmm4
+	vaesenc %zmm12, %zmm5, %zmm5
+	vaesenc %zmm12, %zmm6, %zmm6
+	vaesenc %zmm12, %zmm7, %zmm7
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm4, %zmm4
+	vaesenc %zmm13, %zmm5, %zmm5
+	vaesenc %zmm13, %zmm6, %zmm6
+	vaesenc %zmm13, %zmm7, %zmm7
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm4, %zmm4
+	vaesenc %zmm14, %zmm5, %zmm5
+	vaesenc %zmm14, %zmm6, %zmm6
+	vaesenc %zmm14, %zmm7, %zmm7
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm4, %zmm4
+	vaesenc %zmm15, %zmm5, %zmm5
+	vaesenc %zmm15, %zmm6, %zmm6
+	vaesenc %zmm15, %zmm7, %zmm7
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm4, %zmm4
+	vaesenc %zmm16, %zmm5, %zmm5
+	vaesenc %zmm16, %zmm6, %zmm6
+	vaesenc %zmm16, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm4, %zmm4
+	vaesenc %zmm17, %zmm5, %zmm5
+	vaesenc %zmm17, %zmm6, %zmm6
+	vaesenc %zmm17, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm4, %zmm4
+	vaesenc %zmm18, %zmm5, %zmm5
+	vaesenc %zmm18, %zmm6, %zmm6
+	vaesenc %zmm18, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm6, %zmm6
+	vaesenc %zmm20, %zmm7, %zmm7
+	vpxorq (%rsi), %zmm21, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rsi), %zmm21, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
+	vpxorq 128(%rsi), %zmm21, %zmm9
+	vaesenclast %zmm9, %zmm2, %zmm2
+	vpxorq 192(%rsi), %zmm21, %zmm10
+	vaesenclast %zmm10, %zmm3, %zmm3
+	vpxorq 256(%rsi), %zmm21, %zmm9
+	vaesenclast %zmm9, %zmm4, %zmm4
+	vpxorq 320(%rsi), %zmm21, %zmm10
+	vaesenclast %zmm10, %zmm5, %zmm5
+	vpxorq 384(%rsi), %zmm21, %zmm9
+	vaesenclast %zmm9, %zmm6, %zmm6
+	vpxorq 448(%rsi), %zmm21, %zmm10
+	vaesenclast %zmm10, %zmm7, %zmm7
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	vmovdqu64 %zmm4, 256(%rsi)
+	vmovdqu64 %zmm5, 320(%rsi)
+	vmovdqu64 %zmm6, 384(%rsi)
+	vmovdqu64 %zmm7, 448(%rsi)
+	addq $512, %rdx
+	addq $512, %rsi
+	subq $32, %rcx
+	cmpq $32, %rcx
+	jae .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_loop
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_tail_vector:
+	cmpq $4, %rcx
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_tail_block
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_vector:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm8
+	vpxorq %zmm9, %zmm8, %zmm8
+	vpxorq %zmm10, %zmm8, %zmm8
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm0, %zmm0
+	vpxorq (%rsi), %zmm21, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vmovdqu64 %zmm0, (%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_vector
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_tail_block:
+	testq %rcx, %rcx
+	jz .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_done
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_block:
+	vpxorq (%rdx), %xmm8, %xmm0
+	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
+	vpxorq %xmm11, %xmm0, %xmm0
+	vpsrlq $63, %xmm8, %xmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
+	vpslldq $8, %xmm9, %xmm9
+	vpsllq $1, %xmm8, %xmm8
+	vpxorq %xmm9, %xmm8, %xmm8
+	vpxorq %xmm10, %xmm8, %xmm8
+	vaesenc %xmm12, %xmm0, %xmm0
+	vaesenc %xmm13, %xmm0, %xmm0
+	vaesenc %xmm14, %xmm0, %xmm0
+	vaesenc %xmm15, %xmm0, %xmm0
+	vaesenc %xmm16, %xmm0, %xmm0
+	vaesenc %xmm17, %xmm0, %xmm0
+	vaesenc %xmm18, %xmm0, %xmm0
+	vaesenc %xmm19, %xmm0, %xmm0
+	vaesenc %xmm20, %xmm0, %xmm0
+	vpxorq (%rsi), %xmm21, %xmm9
+	vaesenclast %xmm9, %xmm0, %xmm0
+	vmovdqu64 %xmm0, (%rsi)
+	addq $16, %rdx
+	addq $16, %rsi
+	subq $1, %rcx
+	jnz .Laesgen_aes128_enc__x86_64_vaes512_x8_xts_block
+.Laesgen_aes128_enc__x86_64_vaes512_x8_xts_done:
+	vmovdqu64 %xmm8, (%r8)  # the tweak of the next block
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__x86_64_vaes512_x8_xts, .-aesgen_aes128_enc__x86_64_vaes512_x8_xts
+
 	.section .rodata
 	.p2align 6
 .Lconst:
@@ -500,6 +769,21 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc:
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# XTS reduction: x^128 = 0x87, in the low half of every lane
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by l
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 #endif
 
 #if defined(__ELF__)

@@ -54,6 +54,13 @@ typedef struct aesgen_variant {
      * see ctr_low64. Encryption variants only; NULL for decryption variants. */
     void (*ctr)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks,
                 uint8_t counter[16]);
+    /* XTS over the nblocks whole blocks of one data unit (nblocks <= 2^20), encrypt
+     * or decrypt by direction: block j is whitened with tweak * alpha^j before and
+     * after the cipher; tweak[] (the first block's encrypted tweak) is left holding
+     * the next block's. out == in or disjoint; out may hold a block's tweak between
+     * its load and its result (every input block is read first). NULL where the
+     * variant has no XTS loop (xts.c then whitens around ecb). */
+    void (*xts)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 } aesgen_variant;
 
 /* A GHASH (SP 800-38D) implementation: the hash-key set-up and the update over

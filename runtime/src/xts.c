@@ -4,11 +4,12 @@
  * encryption variant.
  *
  * Per data unit: T = E_K2(tweak); block j is whitened with T * alpha^j in GF(2^128)
- * (little-endian bytes, feedback 0x87) before and after E_K1 or D_K1. The tweaks are
- * secret (they come from K2), so they are doubled in 64-bit words with the carry
- * turned into a mask, never a branch. A chunk of blocks is whitened into the output
- * buffer, goes through the variant's ECB loop in one call, in place, and is whitened
- * again. A final partial block uses ciphertext stealing; decryption takes the last two
+ * (little-endian bytes, feedback 0x87) before and after E_K1 or D_K1. A variant with
+ * an XTS loop (the x86-64 ones) takes the unit's whole blocks in one call. For the
+ * others the tweaks are doubled here, in 64-bit words with the carry turned into a
+ * mask, never a branch (they are secret: they come from K2); a chunk of blocks is
+ * whitened into the output buffer, goes through the variant's ECB loop in one call,
+ * in place, and is whitened again. A final partial block uses ciphertext stealing; decryption takes the last two
  * tweaks in swapped order. The many-sector call encrypts a group of sector tweaks in
  * one ECB call, then runs the units one after another.
  */
@@ -195,9 +196,14 @@ static void whiten_again(uint8_t *restrict data, const uint8_t *restrict tw, siz
 static void one_block(const aesgen_variant *v, const void *rk, uint8_t out[16], const uint8_t in[16], tweak t)
 {
     uint8_t tb[16], b[16];
-    whiten_first(b, in, tb, 1, t);
-    aesgen_variant_ecb(v, rk, b, b, 1);
-    whiten_again(b, tb, 1);
+    if (v->xts != NULL && v->align == 0) {
+        tweak_store(tb, t);
+        v->xts(rk, b, in, 1, tb);
+    } else {
+        whiten_first(b, in, tb, 1, t);
+        aesgen_variant_ecb(v, rk, b, b, 1);
+        whiten_again(b, tb, 1);
+    }
     memcpy(out, b, 16);
     aesgen_memwipe(tb, sizeof tb);
     aesgen_memwipe(b, sizeof b);
@@ -212,8 +218,15 @@ static void unit(const aesgen_xts_key *key, aesgen_direction dir, tweak t, uint8
     const size_t tail = len % 16;
     const size_t whole = len / 16 - (tail != 0); /* the last whole block goes with a stolen tail */
     uint8_t tw[16 * CHUNK_BLOCKS];
-    size_t used = 0;
-    for (size_t done = 0; done < whole;) {
+    size_t used = 0, done = 0;
+    if (v->xts != NULL && v->align == 0 && whole > 0) { /* the variant's own XTS loop */
+        tweak_store(tw, t);
+        v->xts(rk, out, in, whole, tw);
+        t = tweak_load(tw);
+        used = 1;
+        done = whole;
+    }
+    while (done < whole) {
         const size_t n = whole - done < CHUNK_BLOCKS ? whole - done : CHUNK_BLOCKS;
         used = n > used ? n : used;
         uint8_t *o = out + 16 * done;

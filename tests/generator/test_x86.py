@@ -97,5 +97,81 @@ class Model(unittest.TestCase):
                 load_targets(Path(tmp), pipeline.ROOT, EMITTERS)
 
 
+class XtsLoop(unittest.TestCase):
+    """The XTS loop's tweak products (shifts and a carry-less multiply by 0x87) and what
+    the model does with a wrong one."""
+
+    def _run_xts(self, em, b, fn, code, count=17):
+        key = bytes(range(16))
+        em._run(b, fn, code, (key, em.schedule_bytes(b, key)), count, False, random.Random(7))
+
+    def test_every_x86_variant_has_an_xts_loop(self):
+        for name in ("aes128_enc__x86_64_aesni_x8", "aes256_dec__x86_64_vaes256_x8", "aes192_enc__x86_64_vaes512_x8"):
+            em, b = built(name)
+            self.assertEqual([f.mode for f in b.functions][-1], "xts", name)
+            self.assertEqual(b.omitted, [])
+
+    def test_the_wrong_half_of_the_carries_is_caught(self):
+        from aesgen.machine.x86_64 import Imm
+        for name in ("aes128_enc__x86_64_aesni_x8", "aes128_dec__x86_64_vaes256_x8"):
+            em, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "xts")
+            self._run_xts(em, b, fn, fn.code)
+            code = [Instr(i.op, i.args[:3] + (Imm(0x00),), i.key, i.note) if i.op == "clmul" else i for i in fn.code]
+            with self.assertRaisesRegex(ModelError, "reference AES gives"):
+                self._run_xts(em, b, fn, code)
+
+    def test_a_tweak_not_parked_in_the_output_is_caught(self):
+        em, b = built("aes128_enc__x86_64_vaes256_x8")
+        fn = next(f for f in b.functions if f.mode == "xts")
+        i = next(i for i, ins in enumerate(fn.code) if ins.op == "store" and "parked" in ins.note)
+        code = fn.code[:i] + fn.code[i + 1:]
+        with self.assertRaisesRegex(ModelError, "reference AES gives"):
+            self._run_xts(em, b, fn, code)
+
+    def test_shift_and_clmul_semantics(self):
+        """The model's shifts and carry-less multiply, in the loop's sequence, give t * x^k."""
+        from aesgen import reference_xts
+        from aesgen.machine.common import Memory
+        from aesgen.machine.x86_64 import Imm, Machine, V, parse
+        rng = random.Random(3)
+        x, s, p, poly = (V("xmm", n) for n in range(4))
+        for k in (1, 2, 7, 8, 14, 56):
+            t = rng.randbytes(16)
+            m = Machine(Memory(), "rk", "vex", {})
+            m.vec[x.n][0], m.vec[poly.n][0] = t, (0x87).to_bytes(8, "little") + bytes(8)
+            for ins in (Instr("shrq", (s, x, Imm(64 - k))), Instr("clmul", (p, s, poly, Imm(1))),
+                        Instr("bshl", (s, s, Imm(8))), Instr("shlq", (x, x, Imm(k))),
+                        Instr("xor", (x, x, s)), Instr("xor", (x, x, p))):
+                m.step(ins)
+            want = t
+            for _ in range(k):
+                want = reference_xts.mul_alpha(want)
+            self.assertEqual(m.vec[x.n][0], want, f"x^{k}")
+        # objdump's names for the immediates of (V)PCLMULQDQ read back as the immediate
+        self.assertEqual(parse(0, "vpclmulhqlqdq %ymm3,%ymm1,%ymm2").args,
+                         (V("ymm", 2), V("ymm", 1), V("ymm", 3), Imm(0x01)))
+        self.assertEqual(parse(0, "pclmullqhqdq %xmm3,%xmm2").args,
+                         (V("xmm", 2), V("xmm", 2), V("xmm", 3), Imm(0x10)))
+
+    def test_a_target_without_the_carry_less_multiply_is_refused(self):
+        from aesgen.targets import TargetError, load_targets
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = pipeline.ROOT / "generator" / "targets" / "x86_64-vaes256.toml"
+            text = src.read_text().replace(', "vpclmulqdq"', "")
+            (Path(tmp) / "x86_64-vaes256.toml").write_text(text)
+            with self.assertRaisesRegex(TargetError, "vpclmulqdq"):
+                load_targets(Path(tmp), pipeline.ROOT, EMITTERS)
+
+    def test_a_forced_policy_that_cannot_hold_the_xts_loop_leaves_it_out(self):
+        _, variants = pipeline.load(pipeline.Paths(targets=pipeline.ROOT / "tests" / "sweep" / "targets",
+                                                   profiles=Path("/nonexistent/aesgen-profiles")))
+        v = next(x for x in variants if x.backend.startswith("sweep-aesni-policies") and x.param("key_policy") == "borrow")
+        b = EMITTERS[v.target.emitter].build(v)
+        self.assertNotIn("xts", [f.mode for f in b.functions])
+        self.assertRegex(b.omitted[0], r"^xts: no loop \(policy borrow does not fit")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -8,7 +8,8 @@ An ISA emitter is a HwLoopEmitter subclass that supplies hooks and nothing else:
                             same, TOOLCHAIN, AES_OPS, BRANCHES
     abi                     its calling convention (machine/abi.py)
     loop_class              its BlockLoop subclass: the ISA's spelling of each loop step
-    mode_emitters           "ecb", "ctr", "cbc_enc", "cbc_dec" -> function(loop)
+    mode_emitters           "ecb", "ctr", "cbc_enc", "cbc_dec" (and "xts") -> function(loop)
+    direction_modes         the modes of each direction, where an emitter adds "xts"
     asm_template            its .S template
     registers(target)       how many registers the plan may use
     summary(built)          the first header lines
@@ -26,7 +27,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .. import reference, regplan
+from .. import reference, reference_xts, regplan
 from ..features import c_mask
 from ..ir import Program
 from ..machine import objdump
@@ -47,6 +48,7 @@ MODE_NEEDS = {
     "ctr": (1, 1),   # the counter; the input (or last key XOR input) for the final XOR
     "cbc": (1, 1),   # the chaining block; the previous ciphertext for the final XOR
 }
+# the modes every hardware loop offers; an emitter may add "xts" (direction_modes)
 DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
 
 
@@ -59,8 +61,16 @@ def block_counts(lanes: int, step: int, extra: Sequence[int] = ()) -> list[int]:
 
 
 def reference_mode(direction: str, mode: str, key: bytes, iv: bytes, data: bytes) -> tuple[bytes, bytes]:
-    """(output, chaining value or counter after) of the reference AES in this mode."""
+    """(output, chaining value, counter or tweak after) of the reference AES in this mode.
+    For "xts", iv is the encrypted tweak of the first block (one data unit's whole blocks)."""
     blocks = [data[i:i + 16] for i in range(0, len(data), 16)]
+    if mode == "xts":
+        f = reference.encrypt_block if direction == "enc" else reference.decrypt_block
+        out, tweak = [], iv
+        for b in blocks:
+            out.append(reference.xor(f(key, reference.xor(b, tweak)), tweak))
+            tweak = reference_xts.mul_alpha(tweak)
+        return b"".join(out), tweak
     if mode == "ecb":
         f = reference.encrypt_block if direction == "enc" else reference.decrypt_block
         return b"".join(f(key, b) for b in blocks), iv
@@ -124,6 +134,7 @@ class Built:
     setkey: Function | None               # an assembly key set-up
     functions: list[Function]             # the mode loops
     constants: list = field(default_factory=list)   # read-only data of the .S: (comment, bytes)
+    omitted: list = field(default_factory=list)     # why an optional mode has no loop
 
 
 @dataclass(frozen=True)
@@ -276,6 +287,10 @@ class HwLoopEmitter(Emitter):
     abi: Abi
     loop_class: type[BlockLoop] = BlockLoop
     mode_emitters: dict = {}
+    direction_modes: dict = DIRECTION_MODES   # direction -> the modes its variants offer
+    # modes a variant may go without when its key policy cannot hold their loop (a forced
+    # policy of a sweep): the runtime then serves them around ecb, and the header says so
+    optional_modes: tuple = ()
     asm_template: str = ""
     key_order = {"enc": "forward", "dec": "equivalent_inverse"}
     independent_ops = 1          # AES ops one block offers per round (the T4 has two halves)
@@ -390,11 +405,13 @@ class HwLoopEmitter(Emitter):
         for n in self._interleaves(target):
             for policy in target.sections["variants"]["key_policy"]:
                 for bits in target.sections["variants"]["key_bits"]:
-                    for direction, modes in DIRECTION_MODES.items():
+                    for direction, modes in self.direction_modes.items():
                         for mode in modes:
                             try:
                                 self._plan(target, n, mode, bits, policy, direction)
                             except PlanError as e:
+                                if mode in self.optional_modes:
+                                    continue
                                 raise target.error("variants.key_policy",
                                                    f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
 
@@ -427,16 +444,22 @@ class HwLoopEmitter(Emitter):
         else:
             programs = keysetup.programs(variant.key_bits, self.key_order[variant.direction])
         constants = self.new_constants(target)
-        functions = []
-        for mode in DIRECTION_MODES[variant.direction]:
-            plan = self._plan(target, n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+        functions, omitted = [], []
+        for mode in self.direction_modes[variant.direction]:
+            try:
+                plan = self._plan(target, n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+            except PlanError as e:
+                if mode not in self.optional_modes:
+                    raise
+                omitted.append(f"{mode}: no loop ({e}); the runtime serves it around ecb")
+                continue
             sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
             asm = Asm(sym)
             emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
             emit(self.loop(variant, plan, asm, constants))
             functions.append(Function(sym, mode, plan, asm.code))
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
-                     constants.items if constants is not None else [])
+                     constants.items if constants is not None else [], omitted)
 
     # ------------------------------------------------------------------ verify
     @staticmethod
@@ -509,7 +532,7 @@ class HwLoopEmitter(Emitter):
         self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp), where)
         want = reference_mode(v.direction, fn.mode, key, iv, data)
         expect_equal(where, mem.bytes_of("out"), want[0])
-        if fn.mode == "cbc":
+        if fn.mode in ("cbc", "xts"):
             expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
 
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
@@ -587,7 +610,7 @@ class HwLoopEmitter(Emitter):
         v = built.variant
         funcs = [self.function_context(built, fn) for fn in ([built.setkey] if built.setkey else []) + built.functions]
         summary = self.summary(built) + [f"{f['mode']}: {f['plan']}." for f in funcs if f["mode"] != "setkey"] \
-            + [f"Verified: {verified}."]
+            + [f"{note}." for note in built.omitted] + [f"Verified: {verified}."]
         asm_text = renderer.render(self.asm_template, variant=v, summary=summary,
                                    context={"functions": funcs, "guard": self.compile_guard,
                                             **self.asm_context(built)})

@@ -12,17 +12,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import reference
 from ..machine import x86_64 as machine
 from ..machine.abi import SYSV
 from ..machine.common import Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
+from ..regplan import Need
 from ..targets import Field, Target, one_of
-from .hwloop import BlockLoop, Built, HwLoopEmitter, Stage
+from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter, Stage
 
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
 CONST = ".Lconst"          # local read-only table of the file
+XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: little-endian bytes)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,15 @@ class Constants:
 
     def uniform_add(self, n: int) -> M:
         return self.vector(f"add {n} to every lane", [n.to_bytes(8, "little") + bytes(8)] * self.lanes)
+
+    def xts_poly(self) -> M:
+        return self.vector("XTS reduction: x^128 = 0x87, in the low half of every lane",
+                           [XTS_POLY.to_bytes(8, "little") + bytes(8)] * self.lanes)
+
+    def lane_shifts(self, left: bool) -> M:
+        """Per-lane shift counts: lane l shifts both halves left by l, or right by 64 - l."""
+        return self.vector(f"lane l: shift {'left by l' if left else 'right by 64 - l'}",
+                           [((l if left else 64 - l).to_bytes(8, "little")) * 2 for l in range(self.lanes)])
 
 
 class LoopEmitter(BlockLoop):
@@ -285,6 +297,90 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+def emit_xts(em: LoopEmitter) -> None:
+    """XTS over whole blocks of one data unit: C_j = E(P_j ^ T_j) ^ T_j with T_j = T * x^j
+    (decryption the same with D). `tw` holds the tweaks of the iteration's first vector
+    (lane l: T_j * x^l). Vector j's tweaks are tw * x^(lanes j), each computed from tw
+    (no chain between vectors), and parked in the output block, which the final round
+    reads back (folded into the last round key) before the result overwrites it; every
+    input block is read before its own output block is written, so out == in is fine.
+    iv[] holds the first block's tweak and is left holding the tweak after the last."""
+    isa, consts = em.isa, em.consts
+    tw = em.v(em.plan.aux[0])
+    s_, p_ = (em.v(r) for r in em.plan.temps[:2])
+    sse = isa.encoding == "sse"
+
+    def copy(dst: V, src: V) -> None:
+        if dst != src:
+            em.asm("mov", dst, src)
+
+    def shift(op: str, dst: V, src: V, amount) -> None:
+        if sse:             # in place only
+            copy(dst, src)
+            src = dst
+        em.asm(op, dst, src, amount)
+
+    def times_x(dst: V, src: V, k: int | None, kind: str) -> None:
+        """dst = src * x^k in each lane (k None: lane l by x^l); 1 <= k <= 56, so the k bits
+        shifted out of the top half times 0x87 fit one 64-bit product."""
+        s, p = s_.view(kind), p_.view(kind)
+        for r in (s, p):
+            em.kt.clobber(r.n, "temp")
+        variable = k is None
+        shift("shrvq" if variable else "shrq", s, src,
+              consts.lane_shifts(left=False) if variable else Imm(64 - k))
+        if sse:
+            copy(p, s)
+        em.asm("clmul", p, p if sse else s, consts.xts_poly(), Imm(0x01),
+               note="the top half's carries times 0x87")
+        shift("bshl", s, s, Imm(8))
+        shift("shlvq" if variable else "shlq", dst, src, consts.lane_shifts(left=True) if variable else Imm(k))
+        em.xor(dst, dst, s)
+        em.xor(dst, dst, p)
+
+    def setup():
+        em.kt.clobber(tw.n, "tweak")
+        if isa.lanes == 1:
+            em.asm("load", tw, M(IV, 0), note="the first block's tweak")
+            return
+        em.asm("bcast", tw, M(IV, 0), note="the first block's tweak in every lane")
+        times_x(tw, tw, None, isa.kind)
+
+    def body(regs, kind):
+        span = _span(kind)
+        lanes = span // 16
+        datas = [em.v(r, kind) for r in regs]
+        t = tw.view(kind)
+        k0 = em.key(0, kind)
+        for j, d in enumerate(datas):
+            em.kt.clobber(d.n)
+            tweak = t
+            if j > 0:
+                times_x(d, t, lanes * j, kind)
+                tweak = d
+            x = s_.view(kind) if tweak == d else d    # the input is read before out is written
+            em.kt.clobber(x.n, "temp")
+            if sse:    # an unaligned input must be loaded before it is XORed
+                em.asm("load", x, M(IN, j * span))
+                em.asm("store", M(OUT, j * span), tweak, note="parked until the final round")
+                em.xor(d, d, tweak if x == d else x)
+                em.xor(d, d, k0)
+            else:
+                em.asm("xor", x, tweak, M(IN, j * span))
+                em.asm("store", M(OUT, j * span), tweak, note="parked until the final round")
+                em.xor(d, x, k0)
+        times_x(t, t, lanes * len(datas), kind)
+        em.middle_rounds(datas)
+        em.last_round(datas, fold=lambda j, _: M(OUT, j * span))
+        for j, d in enumerate(datas):
+            em.asm("store", M(OUT, j * span), d)
+        em.restore_borrowed()
+
+    def finish():
+        em.asm("store", M(IV, 0), tw.view("xmm"), note="the tweak of the next block")
+    em.parallel(body, setup, finish)
+
+
 def emit_cbc_encrypt(em: LoopEmitter) -> None:
     """CBC encryption is a chain: one block at a time; the XOR with the previous
     ciphertext and round key 0 happen before round 1."""
@@ -319,9 +415,12 @@ class X86AesEmitter(HwLoopEmitter):
     abi = SYSV
     loop_class = LoopEmitter
     asm_template = "x86_64_aes/variant.S.j2"
-    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
+                     "xts": emit_xts}
+    direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
+    optional_modes = ("xts",)
     parameters = ("interleave", "key_policy", "vector_bits")
-    cpu_features = ("aesni", "ssse3", "avx", "avx2", "vaes", "avx512f", "avx512vl", "avx512bw")
+    cpu_features = ("aesni", "ssse3", "pclmul", "avx", "avx2", "vaes", "vpclmulqdq", "avx512f", "avx512vl", "avx512bw")
     processor = "^(x86_64|amd64|AMD64)$"
     compile_guard = "defined(__x86_64__) && defined(__ELF__)"
     isa_fields = {
@@ -346,12 +445,23 @@ class X86AesEmitter(HwLoopEmitter):
         if isa.key_memory_operand and isa.encoding == "sse":
             raise target.error("isa.key_memory_operand", "a legacy-SSE memory operand must be 16-byte aligned, "
                                "and a context (so its schedule) may sit at any 8-byte-aligned address")
+        clmul = "pclmul" if isa.vector_bits == 128 else "vpclmulqdq"
+        if clmul not in target.cpu_features:
+            raise target.error("dispatch.cpu_features", f"the XTS loop multiplies tweaks with {clmul} "
+                               f"(carry-less multiply on {isa.kind}); list it")
         if isa.key_memory_operand and isa.vector_bits != 128:
             raise target.error("isa.key_memory_operand", "a ymm/zmm memory operand holds several different "
                                "keys; only 128-bit vectors can read a round key from memory")
 
     def registers(self, target: Target) -> int:
         return self.isa(target).registers
+
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+        if mode != "xts":
+            return super().need(target, mode, direction, n, key_bits)
+        # the tweaks of the first vector; two temporaries for each tweak product, used
+        # before round 1 and again (one of them) in the final round
+        return Need(data=n, aux=1, temps=2, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")
 
     def plan_options(self, target: Target) -> dict:
         return {"memory_operands": self.isa(target).key_memory_operand}

@@ -74,7 +74,14 @@ class Imm:
 
 
 AES_OPS = ("aesenc", "aesenclast", "aesdec", "aesdeclast")
-VEC3_OPS = ("xor", "addq", "shufb", "lshift") + AES_OPS
+# (dst, src, Imm): shifts of each 64-bit element by bits, or of each 128-bit lane by bytes
+SHIFT_OPS = ("shlq", "shrq", "bshl", "bshr")
+# (dst, src, counts): shifts of each 64-bit element by the count in the same element
+VAR_SHIFT_OPS = ("shlvq", "shrvq")
+VEC3_OPS = ("xor", "addq", "shufb", "lshift") + VAR_SHIFT_OPS + AES_OPS
+# (dst, src1, src2, Imm): carry-less product of one 64-bit half of each 128-bit lane of
+# src1 (Imm bit 0) and one of src2 (Imm bit 4)
+CLMUL = "clmul"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 
 
@@ -89,6 +96,13 @@ def _mnemonic(op: str, enc: str, dst: V | None) -> str:
         "load": {"sse": "movdqu", "vex": "vmovdqu", "evex": "vmovdqu64"},
         "store": {"sse": "movdqu", "vex": "vmovdqu", "evex": "vmovdqu64"},
         "mov": {"sse": "movdqa", "vex": "vmovdqa", "evex": "vmovdqa64"},
+        "shlq": {"sse": "psllq", "vex": "vpsllq", "evex": "vpsllq"},
+        "shrq": {"sse": "psrlq", "vex": "vpsrlq", "evex": "vpsrlq"},
+        "bshl": {"sse": "pslldq", "vex": "vpslldq", "evex": "vpslldq"},
+        "bshr": {"sse": "psrldq", "vex": "vpsrldq", "evex": "vpsrldq"},
+        "shlvq": {"vex": "vpsllvq", "evex": "vpsllvq"},
+        "shrvq": {"vex": "vpsrlvq", "evex": "vpsrlvq"},
+        "clmul": {"sse": "pclmulqdq", "vex": "vpclmulqdq", "evex": "vpclmulqdq"},
     }
     if op == "bcast":
         if kind == "xmm":
@@ -107,8 +121,10 @@ def check_encodable(ins: Instr, enc: str) -> None:
             raise EncodingError(f"{ins.op}: {r} needs VEX/EVEX")
         if enc == "vex" and (r.kind == "zmm" or r.n > 15):
             raise EncodingError(f"{ins.op}: {r} needs EVEX")
-    if enc == "sse" and ins.op in VEC3_OPS and ins.args[0] != ins.args[1]:
+    if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL,) and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+    if enc == "sse" and ins.op in VAR_SHIFT_OPS:
+        raise EncodingError(f"{ins.op}: variable shifts need VEX/EVEX")
 
 
 def render(ins: Instr, enc: str) -> str:
@@ -127,6 +143,14 @@ def render(ins: Instr, enc: str) -> str:
             text = f"vperm2i128 $0x21, {src_a}, {src_b}, {dst}"
         else:
             text = f"valignq ${2 * (dst.width // 16 - 1)}, {src_b}, {src_a}, {dst}"
+    elif op in SHIFT_OPS:
+        dst, src, imm = a
+        mnem = _mnemonic(op, enc, dst)
+        text = f"{mnem} {imm}, {dst}" if enc == "sse" else f"{mnem} {imm}, {src}, {dst}"
+    elif op == CLMUL:
+        dst, src1, src2, imm = a
+        mnem = _mnemonic(op, enc, dst)
+        text = f"{mnem} {imm}, {src2}, {dst}" if enc == "sse" else f"{mnem} {imm}, {src2}, {src1}, {dst}"
     elif op in VEC3_OPS:
         dst, src1, src2 = a
         mnem = _mnemonic(op, enc, dst)
@@ -264,6 +288,19 @@ class Machine(_Machine):
         # a legacy-SSE memory operand faults (#GP) unless it is 16-byte aligned
         align = 16 if self.enc == "sse" else 1
         x, xt = self.read_vec(a[1], lanes, align)
+        if op in SHIFT_OPS:
+            self.write_vec(dst, [_shift(op, p, a[2].value) for p in x], [None] * lanes)
+            return None
+        if op == CLMUL:
+            y, _ = self.read_vec(a[2], lanes, align)
+            imm = a[3].value
+            out = []
+            for p, q in zip(x, y):
+                u = int.from_bytes(p[8 * (imm & 1):][:8], "little")
+                w = int.from_bytes(q[8 * ((imm >> 4) & 1):][:8], "little")
+                out.append(_clmul64(u, w).to_bytes(16, "little"))
+            self.write_vec(dst, out, [None] * lanes)
+            return None
         y, yt = self.read_vec(a[2], lanes, align)
         if op == "xor":
             out = [reference.xor(p, q) for p, q in zip(x, y)]
@@ -285,6 +322,16 @@ class Machine(_Machine):
             self.write_vec(dst, out, [None] * lanes)
         elif op == "lshift":
             self.write_vec(dst, [y[-1]] + x[:-1], [None] * lanes)
+        elif op in VAR_SHIFT_OPS:
+            out = []
+            for p, q in zip(x, y):
+                words = []
+                for i in (0, 8):
+                    v, n = int.from_bytes(p[i:i + 8], "little"), int.from_bytes(q[i:i + 8], "little")
+                    v = 0 if n > 63 else (v << n if op == "shlvq" else v >> n) & ((1 << 64) - 1)
+                    words.append(v.to_bytes(8, "little"))
+                out.append(b"".join(words))
+            self.write_vec(dst, out, [None] * lanes)
         elif op in AES_OPS:
             if ins.key is not None:
                 for t in yt:
@@ -294,6 +341,29 @@ class Machine(_Machine):
         else:
             raise MachineError(f"the model has no meaning for {op}")
         return None
+
+
+def _shift(op: str, lane: bytes, n: int) -> bytes:
+    """One 128-bit lane through a shift by immediate: of each 64-bit half by n bits
+    (counts above 63 give 0, as the hardware does), or of the lane by n bytes."""
+    if op in ("bshl", "bshr"):
+        v = int.from_bytes(lane, "little")
+        v = 0 if n > 15 else (v << 8 * n if op == "bshl" else v >> 8 * n) & ((1 << 128) - 1)
+        return v.to_bytes(16, "little")
+    out = b""
+    for i in (0, 8):
+        v = int.from_bytes(lane[i:i + 8], "little")
+        v = 0 if n > 63 else (v << n if op == "shlq" else v >> n) & ((1 << 64) - 1)
+        out += v.to_bytes(8, "little")
+    return out
+
+
+def _clmul64(a: int, b: int) -> int:
+    r = 0
+    for i in range(64):
+        if b >> i & 1:
+            r ^= a << i
+    return r
 
 
 # ------------------------------------------------------------------ reading objdump back
@@ -310,7 +380,12 @@ _ALIASES = {
     "jb": "jb", "jae": "jae", "je": "jz", "jz": "jz", "jne": "jnz", "jnz": "jnz", "jmp": "jmp",
     "ret": "ret", "endbr64": "endbr64", "vzeroupper": "vzeroupper",
     "valignq": "lshift", "vperm2i128": "lshift",
+    "vpsllq": "shlq", "psllq": "shlq", "vpsrlq": "shrq", "psrlq": "shrq",
+    "vpslldq": "bshl", "pslldq": "bshl", "vpsrldq": "bshr", "psrldq": "bshr",
+    "vpsllvq": "shlvq", "vpsrlvq": "shrvq", "vpclmulqdq": "clmul", "pclmulqdq": "clmul",
 }
+# objdump names the four immediates of (V)PCLMULQDQ: which half of src1, then of src2
+_CLMUL_ALIAS = re.compile(r"v?pclmul([lh])q([lh])qdq")
 _PADDING = ("nop", "nopw", "nopl", "xchg", "data16", "cs", "int3")
 
 
@@ -356,6 +431,9 @@ def parse(addr: int, text: str) -> Instr | None:
     if mnem in _PADDING or mnem.startswith("nop"):
         return None
     op = _ALIASES.get(mnem)
+    halves = _CLMUL_ALIAS.fullmatch(mnem)
+    if halves:
+        op = CLMUL
     if op is None:
         raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
     ops = _split_operands(words[1]) if len(words) > 1 else []
@@ -371,6 +449,13 @@ def parse(addr: int, text: str) -> Instr | None:
             raise DisassemblyError(f"{addr:#x}: {mnem} with immediate {imm.value:#x}, expected {expect:#x}")
         # vperm2i128 $0x21, a, b: Intel (dst, b, a); valignq $n, b, a: Intel (dst, a, b)
         args = [dst, s3, s2] if mnem == "vperm2i128" else [dst, s2, s3]
+    elif op in SHIFT_OPS and len(args) == 2:  # legacy SSE: shifted in place
+        args = [args[0], args[0], args[1]]
+    elif op == CLMUL:
+        if halves:                             # Intel: dst, src1, src2 (, imm)
+            args.append(Imm((halves.group(1) == "h") | (halves.group(2) == "h") << 4))
+        if len(args) == 3:                     # legacy SSE: destination is the first source
+            args = [args[0], args[0], args[1], args[2]]
     elif op in VEC3_OPS and len(args) == 2:   # legacy SSE: destination is the first source
         args = [args[0], args[0], args[1]]
     return Instr(op, tuple(args))

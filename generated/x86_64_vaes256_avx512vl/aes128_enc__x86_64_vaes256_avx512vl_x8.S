@@ -467,8 +467,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllvq .Lconst+832(%rip), %ymm8, %ymm8
-	vpxorq %ymm9, %ymm8, %ymm8
-	vpxorq %ymm10, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	cmpq $16, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_loop:
@@ -479,8 +478,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $2, %ymm8, %ymm1
-	vpxorq %ymm9, %ymm1, %ymm1
-	vpxorq %ymm10, %ymm1, %ymm1
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
 	vpxorq 32(%rdx), %ymm1, %ymm9
 	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm1
@@ -488,8 +486,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $4, %ymm8, %ymm2
-	vpxorq %ymm9, %ymm2, %ymm2
-	vpxorq %ymm10, %ymm2, %ymm2
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
 	vpxorq 64(%rdx), %ymm2, %ymm9
 	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm2
@@ -497,8 +494,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $6, %ymm8, %ymm3
-	vpxorq %ymm9, %ymm3, %ymm3
-	vpxorq %ymm10, %ymm3, %ymm3
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
 	vpxorq 96(%rdx), %ymm3, %ymm9
 	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm3
@@ -506,8 +502,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $8, %ymm8, %ymm4
-	vpxorq %ymm9, %ymm4, %ymm4
-	vpxorq %ymm10, %ymm4, %ymm4
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm4
 	vpxorq 128(%rdx), %ymm4, %ymm9
 	vmovdqu64 %ymm4, 128(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm4
@@ -515,8 +510,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $10, %ymm8, %ymm5
-	vpxorq %ymm9, %ymm5, %ymm5
-	vpxorq %ymm10, %ymm5, %ymm5
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm5
 	vpxorq 160(%rdx), %ymm5, %ymm9
 	vmovdqu64 %ymm5, 160(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm5
@@ -524,8 +518,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $12, %ymm8, %ymm6
-	vpxorq %ymm9, %ymm6, %ymm6
-	vpxorq %ymm10, %ymm6, %ymm6
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm6
 	vpxorq 192(%rdx), %ymm6, %ymm9
 	vmovdqu64 %ymm6, 192(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm6
@@ -533,8 +526,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $14, %ymm8, %ymm7
-	vpxorq %ymm9, %ymm7, %ymm7
-	vpxorq %ymm10, %ymm7, %ymm7
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm7
 	vpxorq 224(%rdx), %ymm7, %ymm9
 	vmovdqu64 %ymm7, 224(%rsi)  # parked until the final round
 	vpxorq %ymm11, %ymm9, %ymm7
@@ -542,8 +534,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $16, %ymm8, %ymm8
-	vpxorq %ymm9, %ymm8, %ymm8
-	vpxorq %ymm10, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -656,8 +647,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9
 	vpsllq $2, %ymm8, %ymm8
-	vpxorq %ymm9, %ymm8, %ymm8
-	vpxorq %ymm10, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm13, %ymm0, %ymm0
 	vaesenc %ymm14, %ymm0, %ymm0
@@ -686,8 +676,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpclmulqdq $1, .Lconst+768(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
 	vpslldq $8, %xmm9, %xmm9
 	vpsllq $1, %xmm8, %xmm8
-	vpxorq %xmm9, %xmm8, %xmm8
-	vpxorq %xmm10, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
 	vaesenc %xmm12, %xmm0, %xmm0
 	vaesenc %xmm13, %xmm0, %xmm0
 	vaesenc %xmm14, %xmm0, %xmm0

@@ -451,8 +451,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllvq .Lconst+128(%rip), %zmm8, %zmm8
-	vpxorq %zmm9, %zmm8, %zmm8
-	vpxorq %zmm10, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	cmpq $32, %rcx
 	jb .Laesgen_aes192_dec__x86_64_vaes512_x8_xts_tail_vector
 .Laesgen_aes192_dec__x86_64_vaes512_x8_xts_loop:
@@ -463,8 +462,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $4, %zmm8, %zmm1
-	vpxorq %zmm9, %zmm1, %zmm1
-	vpxorq %zmm10, %zmm1, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
 	vpxorq 64(%rdx), %zmm1, %zmm9
 	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm1
@@ -472,8 +470,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $8, %zmm8, %zmm2
-	vpxorq %zmm9, %zmm2, %zmm2
-	vpxorq %zmm10, %zmm2, %zmm2
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
 	vpxorq 128(%rdx), %zmm2, %zmm9
 	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm2
@@ -481,8 +478,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $12, %zmm8, %zmm3
-	vpxorq %zmm9, %zmm3, %zmm3
-	vpxorq %zmm10, %zmm3, %zmm3
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
 	vpxorq 192(%rdx), %zmm3, %zmm9
 	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm3
@@ -490,8 +486,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $16, %zmm8, %zmm4
-	vpxorq %zmm9, %zmm4, %zmm4
-	vpxorq %zmm10, %zmm4, %zmm4
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm4
 	vpxorq 256(%rdx), %zmm4, %zmm9
 	vmovdqu64 %zmm4, 256(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm4
@@ -499,8 +494,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $20, %zmm8, %zmm5
-	vpxorq %zmm9, %zmm5, %zmm5
-	vpxorq %zmm10, %zmm5, %zmm5
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm5
 	vpxorq 320(%rdx), %zmm5, %zmm9
 	vmovdqu64 %zmm5, 320(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm5
@@ -508,8 +502,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $24, %zmm8, %zmm6
-	vpxorq %zmm9, %zmm6, %zmm6
-	vpxorq %zmm10, %zmm6, %zmm6
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm6
 	vpxorq 384(%rdx), %zmm6, %zmm9
 	vmovdqu64 %zmm6, 384(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm6
@@ -517,8 +510,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $28, %zmm8, %zmm7
-	vpxorq %zmm9, %zmm7, %zmm7
-	vpxorq %zmm10, %zmm7, %zmm7
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm7
 	vpxorq 448(%rdx), %zmm7, %zmm9
 	vmovdqu64 %zmm7, 448(%rsi)  # parked until the final round
 	vpxorq %zmm11, %zmm9, %zmm7
@@ -526,8 +518,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $32, %zmm8, %zmm8
-	vpxorq %zmm9, %zmm8, %zmm8
-	vpxorq %zmm10, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	vaesdec %zmm12, %zmm0, %zmm0
 	vaesdec %zmm12, %zmm1, %zmm1
 	vaesdec %zmm12, %zmm2, %zmm2
@@ -656,8 +647,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9
 	vpsllq $4, %zmm8, %zmm8
-	vpxorq %zmm9, %zmm8, %zmm8
-	vpxorq %zmm10, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	vaesdec %zmm12, %zmm0, %zmm0
 	vaesdec %zmm13, %zmm0, %zmm0
 	vaesdec %zmm14, %zmm0, %zmm0
@@ -688,8 +678,7 @@ aesgen_aes192_dec__x86_64_vaes512_x8_xts:
 	vpclmulqdq $1, .Lconst+64(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
 	vpslldq $8, %xmm9, %xmm9
 	vpsllq $1, %xmm8, %xmm8
-	vpxorq %xmm9, %xmm8, %xmm8
-	vpxorq %xmm10, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
 	vaesdec %xmm12, %xmm0, %xmm0
 	vaesdec %xmm13, %xmm0, %xmm0
 	vaesdec %xmm14, %xmm0, %xmm0

@@ -153,6 +153,12 @@ class XtsLoop(unittest.TestCase):
                          (V("ymm", 2), V("ymm", 1), V("ymm", 3), Imm(0x01)))
         self.assertEqual(parse(0, "pclmullqhqdq %xmm3,%xmm2").args,
                          (V("xmm", 2), V("xmm", 2), V("xmm", 3), Imm(0x10)))
+        # the EVEX loops fold the two XORs into one vpternlogq; only truth table 0x96 is XOR3
+        self.assertEqual(parse(0, "vpternlogq $0x96,%zmm1,%zmm2,%zmm3"),
+                         Instr("xor3", (V("zmm", 3), V("zmm", 2), V("zmm", 1))))
+        from aesgen.machine.objdump import DisassemblyError
+        with self.assertRaisesRegex(DisassemblyError, "truth table 0xe8"):
+            parse(0, "vpternlogq $0xe8,%zmm1,%zmm2,%zmm3")
 
     def test_a_target_without_the_carry_less_multiply_is_refused(self):
         from aesgen.targets import TargetError, load_targets

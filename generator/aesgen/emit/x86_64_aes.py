@@ -335,8 +335,11 @@ def emit_xts(em: LoopEmitter) -> None:
                note="the top half's carries times 0x87")
         shift("bshl", s, s, Imm(8))
         shift("shlvq" if variable else "shlq", dst, src, consts.lane_shifts(left=True) if variable else Imm(k))
-        em.xor(dst, dst, s)
-        em.xor(dst, dst, p)
+        if isa.encoding == "evex":
+            em.asm("xor3", dst, s, p)
+        else:
+            em.xor(dst, dst, s)
+            em.xor(dst, dst, p)
 
     def setup():
         em.kt.clobber(tw.n, "tweak")

@@ -82,6 +82,8 @@ VEC3_OPS = ("xor", "addq", "shufb", "lshift") + VAR_SHIFT_OPS + AES_OPS
 # (dst, src1, src2, Imm): carry-less product of one 64-bit half of each 128-bit lane of
 # src1 (Imm bit 0) and one of src2 (Imm bit 4)
 CLMUL = "clmul"
+# (dst, a, b): dst ^= a ^ b in one EVEX op (vpternlogq with the truth table 0x96)
+XOR3 = "xor3"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 
 
@@ -123,6 +125,8 @@ def check_encodable(ins: Instr, enc: str) -> None:
             raise EncodingError(f"{ins.op}: {r} needs EVEX")
     if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL,) and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+    if enc != "evex" and ins.op == XOR3:
+        raise EncodingError(f"{ins.op}: three-input logic needs EVEX")
     if enc == "sse" and ins.op in VAR_SHIFT_OPS:
         raise EncodingError(f"{ins.op}: variable shifts need VEX/EVEX")
 
@@ -147,6 +151,9 @@ def render(ins: Instr, enc: str) -> str:
         dst, src, imm = a
         mnem = _mnemonic(op, enc, dst)
         text = f"{mnem} {imm}, {dst}" if enc == "sse" else f"{mnem} {imm}, {src}, {dst}"
+    elif op == XOR3:
+        dst, src2, src3 = a
+        text = f"vpternlogq $0x96, {src3}, {src2}, {dst}"
     elif op == CLMUL:
         dst, src1, src2, imm = a
         mnem = _mnemonic(op, enc, dst)
@@ -291,6 +298,12 @@ class Machine(_Machine):
         if op in SHIFT_OPS:
             self.write_vec(dst, [_shift(op, p, a[2].value) for p in x], [None] * lanes)
             return None
+        if op == XOR3:
+            y, _ = self.read_vec(a[2], lanes, align)
+            d, _ = self.read_vec(dst, lanes)
+            self.write_vec(dst, [reference.xor(reference.xor(p, q), r) for p, q, r in zip(d, x, y)],
+                           [None] * lanes)
+            return None
         if op == CLMUL:
             y, _ = self.read_vec(a[2], lanes, align)
             imm = a[3].value
@@ -383,6 +396,7 @@ _ALIASES = {
     "vpsllq": "shlq", "psllq": "shlq", "vpsrlq": "shrq", "psrlq": "shrq",
     "vpslldq": "bshl", "pslldq": "bshl", "vpsrldq": "bshr", "psrldq": "bshr",
     "vpsllvq": "shlvq", "vpsrlvq": "shrvq", "vpclmulqdq": "clmul", "pclmulqdq": "clmul",
+    "vpternlogq": XOR3,
 }
 # objdump names the four immediates of (V)PCLMULQDQ: which half of src1, then of src2
 _CLMUL_ALIAS = re.compile(r"v?pclmul([lh])q([lh])qdq")
@@ -451,6 +465,11 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [dst, s3, s2] if mnem == "vperm2i128" else [dst, s2, s3]
     elif op in SHIFT_OPS and len(args) == 2:  # legacy SSE: shifted in place
         args = [args[0], args[0], args[1]]
+    elif op == XOR3:
+        imm, (dst, s2, s3) = args[-1], args[:-1]            # Intel: dst, src2, src3, imm
+        if imm.value != 0x96:
+            raise DisassemblyError(f"{addr:#x}: vpternlogq with truth table {imm.value:#x}, expected 0x96")
+        args = [dst, s2, s3]
     elif op == CLMUL:
         if halves:                             # Intel: dst, src1, src2 (, imm)
             args.append(Imm((halves.group(1) == "h") | (halves.group(2) == "h") << 4))

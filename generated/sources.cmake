@@ -18,14 +18,12 @@ set(AESGEN_GENERATED_SOURCES
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
     common/ghash_aarch64_x8_setup.h
-    common/ghash_portable_x4.h
-    common/ghash_portable_x4_setup.h
+    common/ghash_pair_x4_karatsuba_clmul.h
+    common/ghash_pair_x4_karatsuba_clmul_setup.h
+    common/ghash_pair_x4_karatsuba_shifts.h
+    common/ghash_pair_x4_karatsuba_shifts_setup.h
     common/ghash_ppc64le_x8.h
     common/ghash_ppc64le_x8_setup.h
-    common/ghash_riscv64_x4.h
-    common/ghash_riscv64_x4_setup.h
-    common/ghash_sparc64_x4.h
-    common/ghash_sparc64_x4_setup.h
     common/ghash_x86_64_256_x16.h
     common/ghash_x86_64_512_x16.h
     common/ghash_x86_64_x16_setup.h

@@ -7,7 +7,7 @@
  * Template:   templates/c_ghash/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter ghash__portable_x4
  *
- * GHASH, 4 blocks per reduction (karatsuba products, reduction by shifts), for GCM: the functions are in common/ghash_portable_x4.h (the update) and common/ghash_portable_x4_setup.h (the set-up and tails), compiled here as plain C.
+ * GHASH, 4 blocks per reduction (karatsuba products, reduction by shifts), for GCM: the functions are in common/ghash_pair_x4_karatsuba_shifts.h (the update) and common/ghash_pair_x4_karatsuba_shifts_setup.h (the set-up and tails), compiled here as plain C.
  * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x1a666c80) against the reference GHASH.
  */
 
@@ -18,7 +18,9 @@
 #include "aesgen_variant.h"
 
 #define GHASH_ISA 
-#include "common/ghash_portable_x4.h"
+/* each 64 x 64 carry-less product: integer multiplication with holes (constant time) */
+#define GHASH_CLMUL64 aesgen_clmul64
+#include "common/ghash_pair_x4_karatsuba_shifts.h"
 
 static GHASH_ISA void ghash__portable_x4_setkey(void *htable, const uint8_t h[16])
 {

@@ -7,7 +7,7 @@
  * Template:   templates/c_ghash/variant.c.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter ghash__sparc64_vis3_x4
  *
- * GHASH, 4 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_sparc64_x4.h (the update) and common/ghash_sparc64_x4_setup.h (the set-up and tails), compiled here as plain C, each 64 x 64 multiply by aesgen_clmul64_vis3 (runtime/src/aesgen_clmul.h).
+ * GHASH, 4 blocks per reduction (karatsuba products, reduction by clmul), for GCM: the functions are in common/ghash_pair_x4_karatsuba_clmul.h (the update) and common/ghash_pair_x4_karatsuba_clmul_setup.h (the set-up and tails), compiled here as plain C, each 64 x 64 multiply by aesgen_clmul64_vis3 (runtime/src/aesgen_clmul.h).
  * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by clmul) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x8afac0a6) against the reference GHASH.
  */
 
@@ -20,7 +20,9 @@
 #include "aesgen_variant.h"
 
 #define GHASH_ISA 
-#include "common/ghash_sparc64_x4.h"
+/* each 64 x 64 carry-less product: SPARC VIS3 xmulx/xmulxhi */
+#define GHASH_CLMUL64 aesgen_clmul64_vis3
+#include "common/ghash_pair_x4_karatsuba_clmul.h"
 
 static GHASH_ISA void ghash__sparc64_vis3_x4_setkey(void *htable, const uint8_t h[16])
 {

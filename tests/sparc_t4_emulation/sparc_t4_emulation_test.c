@@ -390,7 +390,7 @@ typedef struct {
 } ghash_subject;
 
 /* The 64 x 64 products (each one asm statement: one xmulx and one xmulxhi, both
- * always run) a variant of this method does, as generated/common/ghash_sparc64_x4*.h
+ * always run) a variant of this method does, as generated/common/ghash_pair_x4_karatsuba_clmul*.h
  * spell them: Karatsuba, 3 per block; the reduction by clmul, 2 per reduction (its
  * header's "Update: 47 operations per 4 blocks (14 carry-less multiplies)" is 3 * 4 + 2);
  * a tail of k < blocks blocks is k blocks and one reduction; the set-up forms H^2 ..

@@ -42,29 +42,33 @@ from .c_simd import AARCH64, POWER, X86, Isa, NeonIsa, PowerIsa, X86Isa, vector_
 
 
 
+# How the pair headers spell a 64 x 64 carry-less product: a macro each variant defines
+# as its ISA's inline function, so the ISAs share the headers of a method.
+PAIR_CLMUL = "GHASH_CLMUL64"
+
+
 @dataclass(frozen=True)
 class PairIsa:
     """A GHASH ISA without vectors: pair_statements prints every lane pair as two
-    uint64_t and each 64 x 64 carry-less product as a call of `clmul` (an inline
-    function of runtime/src/aesgen_clmul.h, `lo = f(a, b, &hi)`)."""
+    uint64_t and each 64 x 64 carry-less product as PAIR_CLMUL, which the variant defines
+    as `clmul` (an inline function of runtime/src/aesgen_clmul.h, `lo = f(a, b, &hi)`)."""
     name: str
-    spelling: str                 # the shared headers' file-name part
     clmul: str
-    multiply: str                 # how `clmul` multiplies, for the generated headers
+    multiply: str                 # how `clmul` multiplies, for the generated files
     reduction: str                # the default reduction (default_method)
     guard: str | None = None
     processor: str | None = None
     features: tuple[str, ...] = ()
 
 
-PORTABLE = PairIsa("portable", "portable", "aesgen_clmul64", "integer multiplication with holes (constant time)",
+PORTABLE = PairIsa("portable", "aesgen_clmul64", "integer multiplication with holes (constant time)",
                    "shifts")
 ISAS: dict[str, Isa | PairIsa] = {
     PORTABLE.name: PORTABLE,
     # one instruction per product half: the reduction by multiplies pays
-    "rv_clmul": PairIsa("rv_clmul", "riscv64", "aesgen_clmul64_rv", "RISC-V clmul/clmulh (Zbc or Zbkc)", "clmul",
+    "rv_clmul": PairIsa("rv_clmul", "aesgen_clmul64_rv", "RISC-V clmul/clmulh (Zbc or Zbkc)", "clmul",
                         "defined(__riscv) && __riscv_xlen == 64", "^riscv64$", ("rv_clmul",)),
-    "sparc_vis3": PairIsa("sparc_vis3", "sparc64", "aesgen_clmul64_vis3", "SPARC VIS3 xmulx/xmulxhi", "clmul",
+    "sparc_vis3": PairIsa("sparc_vis3", "aesgen_clmul64_vis3", "SPARC VIS3 xmulx/xmulxhi", "clmul",
                           "defined(__sparc__) && defined(__arch64__)", "^sparc64$", ("sparc_vis3",)),
     "pclmul": X86Isa("pclmul", 128, "defined(__x86_64__)", X86, "<immintrin.h>",
                   '__attribute__((target("pclmul,ssse3")))', ("pclmul", "ssse3")),
@@ -303,19 +307,25 @@ SPELLINGS = {X86: "x86_64", AARCH64: "aarch64", POWER: "ppc64le"}
 
 
 def spelling(isa: Isa | PairIsa) -> str:
-    return isa.spelling if isinstance(isa, PairIsa) else SPELLINGS[isa.processor]
+    return "pair" if isinstance(isa, PairIsa) else SPELLINGS[isa.processor]
+
+
+def _path_method(isa: Isa | PairIsa, m: Method) -> str:
+    """The method in a shared header's name. The pair ISAs differ in their default method,
+    so their headers name both choices."""
+    return f"_{m.multiply}_{m.reduction}" if isinstance(isa, PairIsa) else method_suffix(isa, m)
 
 
 def body_path(isa: Isa | PairIsa, m: Method) -> str:
     """The update header (the N-block update at the method's width)."""
     wide = f"_{isa.vector_bits}" if m.width > 1 else ""
-    return f"common/ghash_{spelling(isa)}{wide}_x{m.blocks}{method_suffix(isa, m)}.h"
+    return f"common/ghash_{spelling(isa)}{wide}_x{m.blocks}{_path_method(isa, m)}.h"
 
 
 def setup_path(isa: Isa | PairIsa, m: Method) -> str:
     """The set-up and tails header: printed on 128-bit vectors, so one per spelling, N and
     method, whatever the width of the update."""
-    return f"common/ghash_{spelling(isa)}_x{m.blocks}{method_suffix(isa, m)}_setup.h"
+    return f"common/ghash_{spelling(isa)}_x{m.blocks}{_path_method(isa, m)}_setup.h"
 
 
 def _header(renderer, template: str, path: str, summary: list[str], guard: str | None, isa: Isa | PairIsa,
@@ -327,12 +337,14 @@ def _header(renderer, template: str, path: str, summary: list[str], guard: str |
 
 def _print(isa: Isa | PairIsa, p: Program, wide: bool = False) -> list[str]:
     if isinstance(isa, PairIsa):
-        return pair_statements(p, isa.clmul)
+        return pair_statements(p, PAIR_CLMUL)
     return vector_statements(p, isa if wide else narrow(isa))
 
 
 def _multiply_how(isa: Isa | PairIsa) -> str:
-    return isa.multiply if isinstance(isa, PairIsa) else MULTIPLY[isa.processor]
+    if isinstance(isa, PairIsa):
+        return f"{PAIR_CLMUL}, defined by the includer (runtime/src/aesgen_clmul.h)"
+    return MULTIPLY[isa.processor]
 
 
 def render_setup(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> str:
@@ -472,5 +484,7 @@ class CGhashEmitter(Emitter):
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "guard": self.compile_guard_of(v), "body": body_path(isa, m),
             "isa": None if isinstance(isa, PairIsa) else {"include": isa.include, "attribute": isa.attribute},
+            "clmul": {"macro": PAIR_CLMUL, "function": isa.clmul, "how": isa.multiply}
+            if isinstance(isa, PairIsa) else None,
         })
         return [(self.outputs(v)[0], text)]

@@ -5,14 +5,12 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH update, 4 blocks per reduction; karatsuba products, reduction by clmul; carry-less multiply: SPARC VIS3 xmulx/xmulxhi. The set-up and tails are in common/ghash_sparc64_x4_setup.h. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
- * Update: 47 operations per 4 blocks (14 carry-less multiplies).
- * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by clmul) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x065f2c6b) against the reference GHASH.
+ * GHASH update, 4 blocks per reduction; karatsuba products, reduction by shifts; carry-less multiply: GHASH_CLMUL64, defined by the includer (runtime/src/aesgen_clmul.h). The set-up and tails are in common/ghash_pair_x4_karatsuba_shifts_setup.h. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * Update: 63 operations per 4 blocks (12 carry-less multiplies).
+ * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by shifts) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x4adeba80) against the reference GHASH.
  */
-#ifndef AESGEN_COMMON_GHASH_SPARC64_X4_H
-#define AESGEN_COMMON_GHASH_SPARC64_X4_H
-
-#if (defined(__sparc__) && defined(__arch64__))
+#ifndef AESGEN_COMMON_GHASH_PAIR_X4_KARATSUBA_SHIFTS_H
+#define AESGEN_COMMON_GHASH_PAIR_X4_KARATSUBA_SHIFTS_H
 
 #ifndef GHASH_ISA
 #error "define GHASH_ISA (the functions' attribute) before including this file"
@@ -24,7 +22,11 @@
 #include "aesgen_bytes.h"
 #include "aesgen_clmul.h"
 
-#include "common/ghash_sparc64_x4_setup.h"
+#ifndef GHASH_CLMUL64
+#error "define GHASH_CLMUL64 (a 64 x 64 carry-less multiply of aesgen_clmul.h) before including this file"
+#endif
+
+#include "common/ghash_pair_x4_karatsuba_shifts_setup.h"
 
 /* y = GHASH over 4 blocks from y, one reduction. */
 static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_t *htable)
@@ -37,25 +39,25 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t h4__lo = aesgen_load_le64(htable + 0), h4__hi = aesgen_load_le64(htable + 0 + 8);
     const uint64_t h4s_lo = aesgen_load_le64(htable + 64);
     uint64_t lo_hi;
-    const uint64_t lo_lo = aesgen_clmul64_vis3(x_2_lo, h4__lo, &lo_hi);
+    const uint64_t lo_lo = GHASH_CLMUL64(x_2_lo, h4__lo, &lo_hi);
     uint64_t hi_hi;
-    const uint64_t hi_lo = aesgen_clmul64_vis3(x_2_hi, h4__hi, &hi_hi);
+    const uint64_t hi_lo = GHASH_CLMUL64(x_2_hi, h4__hi, &hi_hi);
     const uint64_t xs_lo = x_2_hi;
     const uint64_t xs_1_lo = x_2_lo ^ xs_lo;
     uint64_t md_hi;
-    const uint64_t md_lo = aesgen_clmul64_vis3(xs_1_lo, h4s_lo, &md_hi);
+    const uint64_t md_lo = GHASH_CLMUL64(xs_1_lo, h4s_lo, &md_hi);
     const uint64_t x_3_lo = aesgen_load_le64(data + 16), x_3_hi = aesgen_load_le64(data + 16 + 8);
     const uint64_t x_4_lo = aesgen_bswap64(x_3_hi), x_4_hi = aesgen_bswap64(x_3_lo);
     const uint64_t h3__lo = aesgen_load_le64(htable + 16), h3__hi = aesgen_load_le64(htable + 16 + 8);
     const uint64_t h3s_lo = aesgen_load_le64(htable + 80);
     uint64_t lo_1_hi;
-    const uint64_t lo_1_lo = aesgen_clmul64_vis3(x_4_lo, h3__lo, &lo_1_hi);
+    const uint64_t lo_1_lo = GHASH_CLMUL64(x_4_lo, h3__lo, &lo_1_hi);
     uint64_t hi_1_hi;
-    const uint64_t hi_1_lo = aesgen_clmul64_vis3(x_4_hi, h3__hi, &hi_1_hi);
+    const uint64_t hi_1_lo = GHASH_CLMUL64(x_4_hi, h3__hi, &hi_1_hi);
     const uint64_t xs_2_lo = x_4_hi;
     const uint64_t xs_3_lo = x_4_lo ^ xs_2_lo;
     uint64_t md_1_hi;
-    const uint64_t md_1_lo = aesgen_clmul64_vis3(xs_3_lo, h3s_lo, &md_1_hi);
+    const uint64_t md_1_lo = GHASH_CLMUL64(xs_3_lo, h3s_lo, &md_1_hi);
     const uint64_t LO_lo = lo_lo ^ lo_1_lo, LO_hi = lo_hi ^ lo_1_hi;
     const uint64_t MI_lo = md_lo ^ md_1_lo, MI_hi = md_hi ^ md_1_hi;
     const uint64_t HI_lo = hi_lo ^ hi_1_lo, HI_hi = hi_hi ^ hi_1_hi;
@@ -64,13 +66,13 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t h2__lo = aesgen_load_le64(htable + 32), h2__hi = aesgen_load_le64(htable + 32 + 8);
     const uint64_t h2s_lo = aesgen_load_le64(htable + 96);
     uint64_t lo_2_hi;
-    const uint64_t lo_2_lo = aesgen_clmul64_vis3(x_6_lo, h2__lo, &lo_2_hi);
+    const uint64_t lo_2_lo = GHASH_CLMUL64(x_6_lo, h2__lo, &lo_2_hi);
     uint64_t hi_2_hi;
-    const uint64_t hi_2_lo = aesgen_clmul64_vis3(x_6_hi, h2__hi, &hi_2_hi);
+    const uint64_t hi_2_lo = GHASH_CLMUL64(x_6_hi, h2__hi, &hi_2_hi);
     const uint64_t xs_4_lo = x_6_hi;
     const uint64_t xs_5_lo = x_6_lo ^ xs_4_lo;
     uint64_t md_2_hi;
-    const uint64_t md_2_lo = aesgen_clmul64_vis3(xs_5_lo, h2s_lo, &md_2_hi);
+    const uint64_t md_2_lo = GHASH_CLMUL64(xs_5_lo, h2s_lo, &md_2_hi);
     const uint64_t LO_1_lo = LO_lo ^ lo_2_lo, LO_1_hi = LO_hi ^ lo_2_hi;
     const uint64_t MI_1_lo = MI_lo ^ md_2_lo, MI_1_hi = MI_hi ^ md_2_hi;
     const uint64_t HI_1_lo = HI_lo ^ hi_2_lo, HI_1_hi = HI_hi ^ hi_2_hi;
@@ -79,33 +81,45 @@ static GHASH_ISA void ghash_blocks(uint8_t *y, const uint8_t *data, const uint8_
     const uint64_t h1__lo = aesgen_load_le64(htable + 48), h1__hi = aesgen_load_le64(htable + 48 + 8);
     const uint64_t h1s_lo = aesgen_load_le64(htable + 112);
     uint64_t lo_3_hi;
-    const uint64_t lo_3_lo = aesgen_clmul64_vis3(x_8_lo, h1__lo, &lo_3_hi);
+    const uint64_t lo_3_lo = GHASH_CLMUL64(x_8_lo, h1__lo, &lo_3_hi);
     uint64_t hi_3_hi;
-    const uint64_t hi_3_lo = aesgen_clmul64_vis3(x_8_hi, h1__hi, &hi_3_hi);
+    const uint64_t hi_3_lo = GHASH_CLMUL64(x_8_hi, h1__hi, &hi_3_hi);
     const uint64_t xs_6_lo = x_8_hi;
     const uint64_t xs_7_lo = x_8_lo ^ xs_6_lo;
     uint64_t md_3_hi;
-    const uint64_t md_3_lo = aesgen_clmul64_vis3(xs_7_lo, h1s_lo, &md_3_hi);
+    const uint64_t md_3_lo = GHASH_CLMUL64(xs_7_lo, h1s_lo, &md_3_hi);
     const uint64_t LO_2_lo = LO_1_lo ^ lo_3_lo, LO_2_hi = LO_1_hi ^ lo_3_hi;
     const uint64_t MI_2_lo = MI_1_lo ^ md_3_lo, MI_2_hi = MI_1_hi ^ md_3_hi;
     const uint64_t HI_2_lo = HI_1_lo ^ hi_3_lo, HI_2_hi = HI_1_hi ^ hi_3_hi;
     const uint64_t MI_3_lo = MI_2_lo ^ LO_2_lo, MI_3_hi = MI_2_hi ^ LO_2_hi;
     const uint64_t MI_4_lo = MI_3_lo ^ HI_2_lo, MI_4_hi = MI_3_hi ^ HI_2_hi;
-    const uint64_t poly_hi = UINT64_C(0xc200000000000000);
-    const uint64_t f_lo = LO_2_hi, f_hi = LO_2_lo;
-    const uint64_t f_1_lo = MI_4_lo ^ f_lo, f_1_hi = MI_4_hi ^ f_hi;
-    uint64_t f_2_hi;
-    const uint64_t f_2_lo = aesgen_clmul64_vis3(LO_2_lo, poly_hi, &f_2_hi);
-    const uint64_t f_3_lo = f_1_lo ^ f_2_lo, f_3_hi = f_1_hi ^ f_2_hi;
-    const uint64_t r_lo = f_3_hi, r_hi = f_3_lo;
-    const uint64_t r_1_lo = HI_2_lo ^ r_lo, r_1_hi = HI_2_hi ^ r_hi;
-    uint64_t r_2_hi;
-    const uint64_t r_2_lo = aesgen_clmul64_vis3(f_3_lo, poly_hi, &r_2_hi);
-    const uint64_t r_3_lo = r_1_lo ^ r_2_lo, r_3_hi = r_1_hi ^ r_2_hi;
-    const uint64_t out_lo = aesgen_bswap64(r_3_hi), out_hi = aesgen_bswap64(r_3_lo);
+    const uint64_t t_lo = UINT64_C(0), t_hi = MI_4_lo;
+    const uint64_t t_1_lo = LO_2_lo ^ t_lo, t_1_hi = LO_2_hi ^ t_hi;
+    const uint64_t u_lo = MI_4_hi, u_hi = UINT64_C(0);
+    const uint64_t u_1_lo = HI_2_lo ^ u_lo, u_1_hi = HI_2_hi ^ u_hi;
+    const uint64_t f_lo = t_1_lo << 63;
+    const uint64_t f_1_lo = t_1_lo << 62;
+    const uint64_t f_2_lo = f_lo ^ f_1_lo;
+    const uint64_t f_3_lo = t_1_lo << 57;
+    const uint64_t f_4_lo = f_2_lo ^ f_3_lo;
+    const uint64_t v_lo = UINT64_C(0), v_hi = f_4_lo;
+    const uint64_t v_1_lo = t_1_lo ^ v_lo, v_1_hi = t_1_hi ^ v_hi;
+    const uint64_t s_hi = v_1_hi << 63;
+    const uint64_t s_1_hi = v_1_hi << 62;
+    const uint64_t s_2_hi = s_hi ^ s_1_hi;
+    const uint64_t s_3_hi = v_1_hi << 57;
+    const uint64_t s_4_hi = s_2_hi ^ s_3_hi;
+    const uint64_t d_lo = v_1_lo >> 1, d_hi = v_1_hi >> 1;
+    const uint64_t d_1_lo = v_1_lo >> 2, d_1_hi = v_1_hi >> 2;
+    const uint64_t d_2_lo = d_lo ^ d_1_lo, d_2_hi = d_hi ^ d_1_hi;
+    const uint64_t d_3_lo = v_1_lo >> 7, d_3_hi = v_1_hi >> 7;
+    const uint64_t d_4_lo = d_2_lo ^ d_3_lo, d_4_hi = d_2_hi ^ d_3_hi;
+    const uint64_t w_lo = v_1_lo ^ d_4_lo, w_hi = v_1_hi ^ d_4_hi;
+    const uint64_t w_1_lo = s_4_hi, w_1_hi = UINT64_C(0);
+    const uint64_t w_2_lo = w_lo ^ w_1_lo, w_2_hi = w_hi ^ w_1_hi;
+    const uint64_t r_lo = u_1_lo ^ w_2_lo, r_hi = u_1_hi ^ w_2_hi;
+    const uint64_t out_lo = aesgen_bswap64(r_hi), out_hi = aesgen_bswap64(r_lo);
     aesgen_store_le64(y + 0, out_lo);
     aesgen_store_le64(y + 0 + 8, out_hi);
 }
-
-#endif
 #endif

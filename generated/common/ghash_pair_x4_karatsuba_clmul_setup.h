@@ -5,14 +5,14 @@
  * Template:   templates/c_ghash/setup.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH set-up for 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba) and the tail of fewer than 4 blocks in one reduction; karatsuba products, reduction by clmul; carry-less multiply: SPARC VIS3 xmulx/xmulxhi on 128-bit vectors. Included by every update header of this method, whatever its width.
+ * GHASH set-up for 4 blocks per reduction (the twisted powers H^4..H^1 in the table, in the order the blocks use them, then their half sums for Karatsuba) and the tail of fewer than 4 blocks in one reduction; karatsuba products, reduction by clmul; carry-less multiply: GHASH_CLMUL64, defined by the includer (runtime/src/aesgen_clmul.h) on 128-bit vectors. Included by every update header of this method, whatever its width.
  * Tail: 8 operations for the first block, 9 for each further one, 12 to reduce.
- * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by clmul) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x5115a61d) against the reference GHASH.
+ * Verified: the model ran the hash-key set-up, the 4-block update (karatsuba products, reduction by clmul) and the tails of 1 to 3 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x48ba1066) against the reference GHASH.
  */
-#ifndef AESGEN_COMMON_GHASH_SPARC64_X4_SETUP_H
-#define AESGEN_COMMON_GHASH_SPARC64_X4_SETUP_H
+#ifndef AESGEN_COMMON_GHASH_PAIR_X4_KARATSUBA_CLMUL_SETUP_H
+#define AESGEN_COMMON_GHASH_PAIR_X4_KARATSUBA_CLMUL_SETUP_H
 
-#if (defined(__sparc__) && defined(__arch64__))
+#if (defined(__riscv) && __riscv_xlen == 64) || (defined(__sparc__) && defined(__arch64__))
 
 #ifndef GHASH_ISA
 #error "define GHASH_ISA (the functions' attribute) before including this file"
@@ -23,6 +23,10 @@
 
 #include "aesgen_bytes.h"
 #include "aesgen_clmul.h"
+
+#ifndef GHASH_CLMUL64
+#error "define GHASH_CLMUL64 (a 64 x 64 carry-less multiply of aesgen_clmul.h) before including this file"
+#endif
 
 /* htable = the twisted powers H^4..H^1 of h = E_K(0) (H^k at 16 * (4 - k)),
  * then their half sums (H^k's at 16 * (2 * 4 - k)). */
@@ -57,24 +61,24 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     aesgen_store_le64(htable + 112, xs_1_lo);
     aesgen_store_le64(htable + 112 + 8, xs_1_hi);
     uint64_t lo_hi;
-    const uint64_t lo_lo = aesgen_clmul64_vis3(hkey_1_lo, tw_lo, &lo_hi);
+    const uint64_t lo_lo = GHASH_CLMUL64(hkey_1_lo, tw_lo, &lo_hi);
     uint64_t hi_hi;
-    const uint64_t hi_lo = aesgen_clmul64_vis3(hkey_1_hi, tw_hi, &hi_hi);
+    const uint64_t hi_lo = GHASH_CLMUL64(hkey_1_hi, tw_hi, &hi_hi);
     uint64_t m_13_hi;
-    const uint64_t m_13_lo = aesgen_clmul64_vis3(hkey_1_hi, tw_lo, &m_13_hi);
+    const uint64_t m_13_lo = GHASH_CLMUL64(hkey_1_hi, tw_lo, &m_13_hi);
     uint64_t m_14_hi;
-    const uint64_t m_14_lo = aesgen_clmul64_vis3(hkey_1_lo, tw_hi, &m_14_hi);
+    const uint64_t m_14_lo = GHASH_CLMUL64(hkey_1_lo, tw_hi, &m_14_hi);
     const uint64_t mi_lo = m_13_lo ^ m_14_lo, mi_hi = m_13_hi ^ m_14_hi;
     const uint64_t poly_hi = UINT64_C(0xc200000000000000);
     const uint64_t f_lo = lo_hi, f_hi = lo_lo;
     const uint64_t f_1_lo = mi_lo ^ f_lo, f_1_hi = mi_hi ^ f_hi;
     uint64_t f_2_hi;
-    const uint64_t f_2_lo = aesgen_clmul64_vis3(lo_lo, poly_hi, &f_2_hi);
+    const uint64_t f_2_lo = GHASH_CLMUL64(lo_lo, poly_hi, &f_2_hi);
     const uint64_t f_3_lo = f_1_lo ^ f_2_lo, f_3_hi = f_1_hi ^ f_2_hi;
     const uint64_t r_lo = f_3_hi, r_hi = f_3_lo;
     const uint64_t r_1_lo = hi_lo ^ r_lo, r_1_hi = hi_hi ^ r_hi;
     uint64_t r_2_hi;
-    const uint64_t r_2_lo = aesgen_clmul64_vis3(f_3_lo, poly_hi, &r_2_hi);
+    const uint64_t r_2_lo = GHASH_CLMUL64(f_3_lo, poly_hi, &r_2_hi);
     const uint64_t r_3_lo = r_1_lo ^ r_2_lo, r_3_hi = r_1_hi ^ r_2_hi;
     /* H^2 */
     const uint64_t c_1_lo = r_3_lo >> 63, c_1_hi = r_3_hi >> 63;
@@ -104,24 +108,24 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     aesgen_store_le64(htable + 96, xs_3_lo);
     aesgen_store_le64(htable + 96 + 8, xs_3_hi);
     uint64_t lo_1_hi;
-    const uint64_t lo_1_lo = aesgen_clmul64_vis3(r_3_lo, tw_lo, &lo_1_hi);
+    const uint64_t lo_1_lo = GHASH_CLMUL64(r_3_lo, tw_lo, &lo_1_hi);
     uint64_t hi_1_hi;
-    const uint64_t hi_1_lo = aesgen_clmul64_vis3(r_3_hi, tw_hi, &hi_1_hi);
+    const uint64_t hi_1_lo = GHASH_CLMUL64(r_3_hi, tw_hi, &hi_1_hi);
     uint64_t m_28_hi;
-    const uint64_t m_28_lo = aesgen_clmul64_vis3(r_3_hi, tw_lo, &m_28_hi);
+    const uint64_t m_28_lo = GHASH_CLMUL64(r_3_hi, tw_lo, &m_28_hi);
     uint64_t m_29_hi;
-    const uint64_t m_29_lo = aesgen_clmul64_vis3(r_3_lo, tw_hi, &m_29_hi);
+    const uint64_t m_29_lo = GHASH_CLMUL64(r_3_lo, tw_hi, &m_29_hi);
     const uint64_t mi_1_lo = m_28_lo ^ m_29_lo, mi_1_hi = m_28_hi ^ m_29_hi;
     const uint64_t poly_1_hi = UINT64_C(0xc200000000000000);
     const uint64_t f_4_lo = lo_1_hi, f_4_hi = lo_1_lo;
     const uint64_t f_5_lo = mi_1_lo ^ f_4_lo, f_5_hi = mi_1_hi ^ f_4_hi;
     uint64_t f_6_hi;
-    const uint64_t f_6_lo = aesgen_clmul64_vis3(lo_1_lo, poly_1_hi, &f_6_hi);
+    const uint64_t f_6_lo = GHASH_CLMUL64(lo_1_lo, poly_1_hi, &f_6_hi);
     const uint64_t f_7_lo = f_5_lo ^ f_6_lo, f_7_hi = f_5_hi ^ f_6_hi;
     const uint64_t r_4_lo = f_7_hi, r_4_hi = f_7_lo;
     const uint64_t r_5_lo = hi_1_lo ^ r_4_lo, r_5_hi = hi_1_hi ^ r_4_hi;
     uint64_t r_6_hi;
-    const uint64_t r_6_lo = aesgen_clmul64_vis3(f_7_lo, poly_1_hi, &r_6_hi);
+    const uint64_t r_6_lo = GHASH_CLMUL64(f_7_lo, poly_1_hi, &r_6_hi);
     const uint64_t r_7_lo = r_5_lo ^ r_6_lo, r_7_hi = r_5_hi ^ r_6_hi;
     /* H^3 */
     const uint64_t c_2_lo = r_7_lo >> 63, c_2_hi = r_7_hi >> 63;
@@ -151,24 +155,24 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     aesgen_store_le64(htable + 80, xs_5_lo);
     aesgen_store_le64(htable + 80 + 8, xs_5_hi);
     uint64_t lo_2_hi;
-    const uint64_t lo_2_lo = aesgen_clmul64_vis3(r_7_lo, tw_lo, &lo_2_hi);
+    const uint64_t lo_2_lo = GHASH_CLMUL64(r_7_lo, tw_lo, &lo_2_hi);
     uint64_t hi_2_hi;
-    const uint64_t hi_2_lo = aesgen_clmul64_vis3(r_7_hi, tw_hi, &hi_2_hi);
+    const uint64_t hi_2_lo = GHASH_CLMUL64(r_7_hi, tw_hi, &hi_2_hi);
     uint64_t m_43_hi;
-    const uint64_t m_43_lo = aesgen_clmul64_vis3(r_7_hi, tw_lo, &m_43_hi);
+    const uint64_t m_43_lo = GHASH_CLMUL64(r_7_hi, tw_lo, &m_43_hi);
     uint64_t m_44_hi;
-    const uint64_t m_44_lo = aesgen_clmul64_vis3(r_7_lo, tw_hi, &m_44_hi);
+    const uint64_t m_44_lo = GHASH_CLMUL64(r_7_lo, tw_hi, &m_44_hi);
     const uint64_t mi_2_lo = m_43_lo ^ m_44_lo, mi_2_hi = m_43_hi ^ m_44_hi;
     const uint64_t poly_2_hi = UINT64_C(0xc200000000000000);
     const uint64_t f_8_lo = lo_2_hi, f_8_hi = lo_2_lo;
     const uint64_t f_9_lo = mi_2_lo ^ f_8_lo, f_9_hi = mi_2_hi ^ f_8_hi;
     uint64_t f_10_hi;
-    const uint64_t f_10_lo = aesgen_clmul64_vis3(lo_2_lo, poly_2_hi, &f_10_hi);
+    const uint64_t f_10_lo = GHASH_CLMUL64(lo_2_lo, poly_2_hi, &f_10_hi);
     const uint64_t f_11_lo = f_9_lo ^ f_10_lo, f_11_hi = f_9_hi ^ f_10_hi;
     const uint64_t r_8_lo = f_11_hi, r_8_hi = f_11_lo;
     const uint64_t r_9_lo = hi_2_lo ^ r_8_lo, r_9_hi = hi_2_hi ^ r_8_hi;
     uint64_t r_10_hi;
-    const uint64_t r_10_lo = aesgen_clmul64_vis3(f_11_lo, poly_2_hi, &r_10_hi);
+    const uint64_t r_10_lo = GHASH_CLMUL64(f_11_lo, poly_2_hi, &r_10_hi);
     const uint64_t r_11_lo = r_9_lo ^ r_10_lo, r_11_hi = r_9_hi ^ r_10_hi;
     /* H^4 */
     const uint64_t c_3_lo = r_11_lo >> 63, c_3_hi = r_11_hi >> 63;
@@ -212,13 +216,13 @@ static GHASH_ISA void ghash_tail_first(uint8_t *sums, const uint8_t *y, const ui
     const uint64_t h_lo = aesgen_load_le64(power + 0), h_hi = aesgen_load_le64(power + 0 + 8);
     const uint64_t hs_lo = aesgen_load_le64(half + 0);
     uint64_t lo_hi;
-    const uint64_t lo_lo = aesgen_clmul64_vis3(x_2_lo, h_lo, &lo_hi);
+    const uint64_t lo_lo = GHASH_CLMUL64(x_2_lo, h_lo, &lo_hi);
     uint64_t hi_hi;
-    const uint64_t hi_lo = aesgen_clmul64_vis3(x_2_hi, h_hi, &hi_hi);
+    const uint64_t hi_lo = GHASH_CLMUL64(x_2_hi, h_hi, &hi_hi);
     const uint64_t xs_lo = x_2_hi;
     const uint64_t xs_1_lo = x_2_lo ^ xs_lo;
     uint64_t md_hi;
-    const uint64_t md_lo = aesgen_clmul64_vis3(xs_1_lo, hs_lo, &md_hi);
+    const uint64_t md_lo = GHASH_CLMUL64(xs_1_lo, hs_lo, &md_hi);
     aesgen_store_le64(sums + 0, lo_lo);
     aesgen_store_le64(sums + 0 + 8, lo_hi);
     aesgen_store_le64(sums + 16, md_lo);
@@ -235,13 +239,13 @@ static GHASH_ISA void ghash_tail_next(uint8_t *sums, const uint8_t *data,
     const uint64_t h_lo = aesgen_load_le64(power + 0), h_hi = aesgen_load_le64(power + 0 + 8);
     const uint64_t hs_lo = aesgen_load_le64(half + 0);
     uint64_t lo_hi;
-    const uint64_t lo_lo = aesgen_clmul64_vis3(x_1_lo, h_lo, &lo_hi);
+    const uint64_t lo_lo = GHASH_CLMUL64(x_1_lo, h_lo, &lo_hi);
     uint64_t hi_hi;
-    const uint64_t hi_lo = aesgen_clmul64_vis3(x_1_hi, h_hi, &hi_hi);
+    const uint64_t hi_lo = GHASH_CLMUL64(x_1_hi, h_hi, &hi_hi);
     const uint64_t xs_lo = x_1_hi;
     const uint64_t xs_1_lo = x_1_lo ^ xs_lo;
     uint64_t md_hi;
-    const uint64_t md_lo = aesgen_clmul64_vis3(xs_1_lo, hs_lo, &md_hi);
+    const uint64_t md_lo = GHASH_CLMUL64(xs_1_lo, hs_lo, &md_hi);
     const uint64_t LO_lo = aesgen_load_le64(sums + 0), LO_hi = aesgen_load_le64(sums + 0 + 8);
     const uint64_t LO_1_lo = LO_lo ^ lo_lo, LO_1_hi = LO_hi ^ lo_hi;
     aesgen_store_le64(sums + 0, LO_1_lo);
@@ -267,12 +271,12 @@ static GHASH_ISA void ghash_tail_reduce(uint8_t *y, const uint8_t *sums)
     const uint64_t f_lo = LO_hi, f_hi = LO_lo;
     const uint64_t f_1_lo = MI_2_lo ^ f_lo, f_1_hi = MI_2_hi ^ f_hi;
     uint64_t f_2_hi;
-    const uint64_t f_2_lo = aesgen_clmul64_vis3(LO_lo, poly_hi, &f_2_hi);
+    const uint64_t f_2_lo = GHASH_CLMUL64(LO_lo, poly_hi, &f_2_hi);
     const uint64_t f_3_lo = f_1_lo ^ f_2_lo, f_3_hi = f_1_hi ^ f_2_hi;
     const uint64_t r_lo = f_3_hi, r_hi = f_3_lo;
     const uint64_t r_1_lo = HI_lo ^ r_lo, r_1_hi = HI_hi ^ r_hi;
     uint64_t r_2_hi;
-    const uint64_t r_2_lo = aesgen_clmul64_vis3(f_3_lo, poly_hi, &r_2_hi);
+    const uint64_t r_2_lo = GHASH_CLMUL64(f_3_lo, poly_hi, &r_2_hi);
     const uint64_t r_3_lo = r_1_lo ^ r_2_lo, r_3_hi = r_1_hi ^ r_2_hi;
     const uint64_t out_lo = aesgen_bswap64(r_3_hi), out_hi = aesgen_bswap64(r_3_lo);
     aesgen_store_le64(y + 0, out_lo);

@@ -12,7 +12,8 @@
  * ecb: partial: round keys k6..k10 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 2 temporaries; 20 of 21 registers.
  * ctr: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 4 data, 2 loop-carried, 2 temporaries; 20 of 21 registers.
  * cbc: partial: round keys k4..k10 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 21 of 21 registers.
- * Verified: the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every loop 42 times: block counts 0, 1, 2, 3, 4, 5, 6, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every key XOR checked to read the round-key half it names.
+ * xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 4 data, 4 loop-carried, 2 temporaries; 20 of 21 registers.
+ * Verified: the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every loop 56 times: block counts 0, 1, 2, 3, 4, 5, 6, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every key XOR checked to read the round-key half it names.
  */
 
 #if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
@@ -674,6 +675,270 @@ aesgen_aes128_enc__riscv64_zkn_x2_cbc:
 	ret
 	.cfi_endproc
 	.size aesgen_aes128_enc__riscv64_zkn_x2_cbc, .-aesgen_aes128_enc__riscv64_zkn_x2_cbc
+
+/* xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 4 data, 4 loop-carried, 2 temporaries; 20 of 21 registers; 60 AES instructions. */
+	.globl aesgen_aes128_enc__riscv64_zkn_x2_xts
+	.hidden aesgen_aes128_enc__riscv64_zkn_x2_xts
+	.type aesgen_aes128_enc__riscv64_zkn_x2_xts, %function
+	.p2align 5
+aesgen_aes128_enc__riscv64_zkn_x2_xts:
+	.cfi_startproc
+	addi sp, sp, -96  # save the callee-saved registers used below
+	sd s0, 0(sp)
+	sd s1, 8(sp)
+	sd s2, 16(sp)
+	sd s3, 24(sp)
+	sd s4, 32(sp)
+	sd s5, 40(sp)
+	sd s6, 48(sp)
+	sd s7, 56(sp)
+	sd s8, 64(sp)
+	sd s9, 72(sp)
+	sd s10, 80(sp)
+	ld s5, 128(a0)  # k8
+	ld s6, 136(a0)
+	ld s7, 144(a0)  # k9
+	ld s8, 152(a0)
+	ld s9, 160(a0)  # k10
+	ld s10, 168(a0)
+	ld t1, 0(a4)  # the first block's tweak
+	ld t2, 8(a4)
+	sltiu t6, a3, 2
+	bnez t6, .Laesgen_aes128_enc__riscv64_zkn_x2_xts_tail
+.Laesgen_aes128_enc__riscv64_zkn_x2_xts_loop:
+	srai a7, t2, 63  # bit 127 as a mask
+	srli t0, t1, 63  # bit 63, into the high half
+	slli t4, t2, 1
+	andi a7, a7, 0x87
+	slli t3, t1, 1
+	or t4, t4, t0
+	xor t3, t3, a7
+	ld s1, 0(a0)  # stream k0
+	ld s2, 8(a0)
+	ld a5, 0(a2)
+	ld a6, 8(a2)
+	xor a5, a5, t1
+	xor a6, a6, t2
+	xor a5, a5, s1
+	xor a6, a6, s2
+	ld a7, 16(a2)
+	ld t0, 24(a2)
+	xor a7, a7, t3
+	xor t0, t0, t4
+	xor a7, a7, s1
+	xor t0, t0, s2
+	ld s3, 16(a0)  # stream k1
+	ld s4, 24(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s3
+	xor t0, t0, s4
+	ld s1, 32(a0)  # stream k2
+	ld s2, 40(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s1
+	xor t0, t0, s2
+	ld s3, 48(a0)  # stream k3
+	ld s4, 56(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s3
+	xor t0, t0, s4
+	ld s1, 64(a0)  # stream k4
+	ld s2, 72(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s1
+	xor t0, t0, s2
+	ld s3, 80(a0)  # stream k5
+	ld s4, 88(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s3
+	xor t0, t0, s4
+	ld s1, 96(a0)  # stream k6
+	ld s2, 104(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s1
+	xor t0, t0, s2
+	ld s3, 112(a0)  # stream k7
+	ld s4, 120(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s3
+	xor t0, t0, s4
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s5
+	xor a6, a6, s6
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s5
+	xor t0, t0, s6
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s7
+	xor a6, a6, s8
+	aes64esm s0, a7, t0
+	aes64esm t0, t0, a7
+	xor a7, s0, s7
+	xor t0, t0, s8
+	aes64es t5, a5, a6
+	aes64es a6, a6, a5
+	xor a5, t5, s9
+	xor a6, a6, s10
+	aes64es s0, a7, t0
+	aes64es t0, t0, a7
+	xor a7, s0, s9
+	xor t0, t0, s10
+	xor a5, a5, t1
+	xor a6, a6, t2
+	xor a7, a7, t3
+	xor t0, t0, t4
+	sd a5, 0(a1)
+	sd a6, 8(a1)
+	sd a7, 16(a1)
+	sd t0, 24(a1)
+	srai a5, t4, 63  # bit 127 as a mask
+	srli a6, t3, 63  # bit 63, into the high half
+	slli t2, t4, 1
+	andi a5, a5, 0x87
+	slli t1, t3, 1
+	or t2, t2, a6
+	xor t1, t1, a5
+	addi a2, a2, 32
+	addi a1, a1, 32
+	addi a3, a3, -2
+	sltiu t6, a3, 2
+	beqz t6, .Laesgen_aes128_enc__riscv64_zkn_x2_xts_loop
+.Laesgen_aes128_enc__riscv64_zkn_x2_xts_tail:
+	beqz a3, .Laesgen_aes128_enc__riscv64_zkn_x2_xts_done
+.Laesgen_aes128_enc__riscv64_zkn_x2_xts_block:
+	ld s1, 0(a0)  # stream k0
+	ld s2, 8(a0)
+	ld a5, 0(a2)
+	ld a6, 8(a2)
+	xor a5, a5, t1
+	xor a6, a6, t2
+	xor a5, a5, s1
+	xor a6, a6, s2
+	ld s3, 16(a0)  # stream k1
+	ld s4, 24(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	ld s1, 32(a0)  # stream k2
+	ld s2, 40(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	ld s3, 48(a0)  # stream k3
+	ld s4, 56(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	ld s1, 64(a0)  # stream k4
+	ld s2, 72(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	ld s3, 80(a0)  # stream k5
+	ld s4, 88(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	ld s1, 96(a0)  # stream k6
+	ld s2, 104(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s1
+	xor a6, a6, s2
+	ld s3, 112(a0)  # stream k7
+	ld s4, 120(a0)
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s3
+	xor a6, a6, s4
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s5
+	xor a6, a6, s6
+	aes64esm t5, a5, a6
+	aes64esm a6, a6, a5
+	xor a5, t5, s7
+	xor a6, a6, s8
+	aes64es t5, a5, a6
+	aes64es a6, a6, a5
+	xor a5, t5, s9
+	xor a6, a6, s10
+	xor a5, a5, t1
+	xor a6, a6, t2
+	sd a5, 0(a1)
+	sd a6, 8(a1)
+	srai a5, t2, 63  # bit 127 as a mask
+	srli a6, t1, 63  # bit 63, into the high half
+	slli t2, t2, 1
+	andi a5, a5, 0x87
+	slli t1, t1, 1
+	or t2, t2, a6
+	xor t1, t1, a5
+	addi a2, a2, 16
+	addi a1, a1, 16
+	addi a3, a3, -1
+	bnez a3, .Laesgen_aes128_enc__riscv64_zkn_x2_xts_block
+.Laesgen_aes128_enc__riscv64_zkn_x2_xts_done:
+	sd t1, 0(a4)  # the tweak of the next block
+	sd t2, 8(a4)
+	ld s0, 0(sp)
+	ld s1, 8(sp)
+	ld s2, 16(sp)
+	ld s3, 24(sp)
+	ld s4, 32(sp)
+	ld s5, 40(sp)
+	ld s6, 48(sp)
+	ld s7, 56(sp)
+	ld s8, 64(sp)
+	ld s9, 72(sp)
+	ld s10, 80(sp)
+	addi sp, sp, 96
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__riscv64_zkn_x2_xts, .-aesgen_aes128_enc__riscv64_zkn_x2_xts
 #endif
 
 #if defined(__ELF__)

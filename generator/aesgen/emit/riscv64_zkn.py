@@ -6,7 +6,9 @@ registers each, so with several blocks in flight most of them cannot stay reside
 `schedule.plan` (key width 2) streams or keeps the last rounds resident, using the
 callee-saved s-registers too (saved and restored on the stack). CTR builds the high half
 of each counter block with rev8 from a running low-64 count (the C side splits at its
-wrap). Every function is executed in the model (machine/riscv64.py) before writing.
+wrap). XTS keeps each block's tweak in two registers and multiplies by x with shifts and
+a sign mask (no branch, no table). Every function is executed in the model
+(machine/riscv64.py) before writing.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from ..machine.abi import LP64
 from ..machine.riscv64 import KEY_OPS, SAVED_POOL, SCRATCH_POOL, X
 from ..regplan import Need
 from ..targets import Target
-from .hwloop import Asm, BlockLoop, Built, HwLoopEmitter
+from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter
 
 RK, OUT, IN, N, IV = (X(r) for r in LP64.loop_args)
 TEST, SP = X("t6"), X(LP64.stack_pointer)
 POOL = SCRATCH_POOL + SAVED_POOL
-# loop-carried registers of each mode (two per 128-bit value)
+# loop-carried registers of each mode (two per 128-bit value); xts: see need()
 MODE_NEEDS = {"ecb": 0, "ctr": 2, "cbc": 2}
+XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: the tweak's bytes little-endian)
 
 
 class LoopEmitter(BlockLoop):
@@ -88,12 +91,14 @@ class LoopEmitter(BlockLoop):
         self.asm("xor", lo, src_lo, klo, key=("key", rnd, 0))
         self.asm("xor", hi, src_hi, khi, key=("key", rnd, 1))
 
-    def rounds(self, blocks: list[tuple[X, X]]) -> None:
-        """Whitening, rounds 1..Nr-1 and the last round on (lo, hi) pairs."""
+    def rounds(self, blocks: list[tuple[X, X]], whiten: bool = True) -> None:
+        """Whitening (unless the caller did it), rounds 1..Nr-1 and the last round on
+        (lo, hi) pairs."""
         mid, last = ("aes64dsm", "aes64ds") if self.decrypt else ("aes64esm", "aes64es")
         temps = [self.reg(t) for t in self.plan.temps]
-        for lo, hi in blocks:
-            self.xor_key(lo, hi, lo, hi, 0)
+        if whiten:
+            for lo, hi in blocks:
+                self.xor_key(lo, hi, lo, hi, 0)
         for rnd in range(1, self.nr + 1):
             op = mid if rnd < self.nr else last
             klo, khi = self.key(rnd)
@@ -191,6 +196,73 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+def times_x(em: LoopEmitter, dst: tuple[X, X], src: tuple[X, X], scratch: tuple[X, X]) -> None:
+    """dst = src * x in GF(2^128) (dst may be src): the 128-bit shift left by one, and
+    0x87 into the low half under a mask of bit 127 made by srai (all ones or zero: the
+    carry never steers a branch or an address). 7 instructions; the low half's chain
+    srai -> andi -> xor is the longest, 3 deep."""
+    (dlo, dhi), (slo, shi), (m, c) = dst, src, scratch
+    em.asm("srai", m, shi, 63, note="bit 127 as a mask")
+    em.asm("srli", c, slo, 63, note="bit 63, into the high half")
+    em.asm("slli", dhi, shi, 1)
+    em.asm("andi", m, m, XTS_POLY)
+    em.asm("slli", dlo, slo, 1)
+    em.asm("or", dhi, dhi, c)
+    em.asm("xor", dlo, dlo, m)
+
+
+def emit_xts(em: LoopEmitter) -> None:
+    """XTS over whole blocks of one data unit: C_j = E(P_j ^ T_j) ^ T_j, T_j = T * x^j
+    (decryption the same with the inverse cipher). Block j's tweak lives in loop-carried
+    pair j for the whole iteration (aux pair 0 = the iteration's first tweak).
+
+    Tweaks chain, T_j = T_(j-1) * x, rather than each coming from the iteration's first:
+    at interleave 2 the chain costs 2 x 7 = 14 instructions an iteration and is 6 deep
+    (two steps of 3), while T * x^2 from the first needs two masks (bits 126 and 127,
+    0x87 and 0x10e), 11 instructions, 18 in all at depth 4; either depth is far below one
+    block's Nr rounds of aes64esm -> xor, so the shorter count wins, and it wins more at
+    higher interleaves. Neither whitening is folded with a round key: on scalar registers
+    (P ^ T) ^ k0 and (T ^ k0) ^ P are both two XORs a half, and a folded tweak could not
+    be chained. Every input block is read before any output block is written, so
+    out == in is fine; branches and addresses depend only on the block count."""
+    a, p = em.asm, em.plan
+    tweaks = [(em.reg(p.aux[i]), em.reg(p.aux[i + 1])) for i in range(0, len(p.aux), 2)]
+
+    def setup():
+        for r in p.aux:
+            em.kt.clobber(r, "tweak")
+        lo, hi = tweaks[0]
+        a("ld", lo, IV, 0, note="the first block's tweak")
+        a("ld", hi, IV, 8)
+
+    def body(regs, shape=None):
+        blocks = em.blocks(regs)
+        for j in range(1, len(blocks)):   # the data registers are free until their load
+            times_x(em, tweaks[j], tweaks[j - 1], blocks[j])
+        k0lo, k0hi = em.key(0)
+        for j, (lo, hi) in enumerate(blocks):
+            tlo, thi = tweaks[j]
+            a("ld", lo, IN, 16 * j)
+            a("ld", hi, IN, 16 * j + 8)
+            a("xor", lo, lo, tlo)
+            a("xor", hi, hi, thi)
+            a("xor", lo, lo, k0lo, key=("key", 0, 0))
+            a("xor", hi, hi, k0hi, key=("key", 0, 1))
+        em.rounds(blocks, whiten=False)
+        for j, (lo, hi) in enumerate(blocks):
+            tlo, thi = tweaks[j]
+            a("xor", lo, lo, tlo)
+            a("xor", hi, hi, thi)
+        em.store_blocks(blocks, OUT)
+        times_x(em, tweaks[0], tweaks[len(blocks) - 1], blocks[0])   # the next iteration's first
+
+    def finish():
+        lo, hi = tweaks[0]
+        a("sd", lo, IV, 0, note="the tweak of the next block")
+        a("sd", hi, IV, 8)
+    em.parallel(body, setup, finish)
+
+
 def emit_cbc_encrypt(em: LoopEmitter) -> None:
     a, p = em.asm, em.plan
     lo, hi = em.reg(p.data[0]), em.reg(p.data[1])
@@ -259,7 +331,12 @@ class Riscv64ZknEmitter(HwLoopEmitter):
     abi = LP64
     loop_class = LoopEmitter
     asm_template = "riscv64_zkn/variant.S.j2"
-    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
+                     "xts": emit_xts}
+    direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
+    # every block's tweak stays in registers: past interleave 3 they do not fit with the
+    # data, and the runtime serves XTS around ecb
+    optional_modes = ("xts",)
     cpu_features = ("rv_zkne", "rv_zknd")
     processor = "^riscv64$"
     compile_guard = "defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)"
@@ -271,6 +348,8 @@ class Riscv64ZknEmitter(HwLoopEmitter):
     def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
         keys = reference.rounds_for(key_bits) + 1
         blocks = 1 if mode == "cbc" and direction == "enc" else n
+        if mode == "xts":   # each block's tweak (lo, hi), kept for the final XOR
+            return Need(data=2 * n, aux=2 * n, temps=n, keys=keys, temp_phase="all")
         aux = 0 if mode == "cbc" and direction == "enc" else MODE_NEEDS[mode]
         return Need(data=2 * blocks, aux=aux, temps=blocks, keys=keys, temp_phase="all")
 

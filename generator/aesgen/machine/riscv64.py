@@ -7,7 +7,8 @@ other half is the same op with its operands swapped, so a round needs one tempor
 block. Decryption's aes64dsm ends with InvMixColumns, so it takes the equivalent inverse
 cipher's keys. Callee-saved s0-s11 may be used; the function then saves and restores the
 ones it touches. aes64ks1i/aes64ks2 make key-schedule words two at a time and aes64im
-applies InvMixColumns to two columns (for the decryption keys).
+applies InvMixColumns to two columns (for the decryption keys). The XTS tweak products
+use the base shifts, andi and or.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ AES_OPS = ("aes64es", "aes64esm", "aes64ds", "aes64dsm")
 KEY_OPS = ("aes64ks1i", "aes64ks2", "aes64im")
 RCON = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
 BRANCHES = ("j", "bnez", "beqz")
+SHIFTS = ("slli", "srli", "srai")
+# objdump (binutils 2.42) prints these immediate forms under the register names
+IMMEDIATE_ALIAS = {"sll": "slli", "srl": "srli", "sra": "srai", "and": "andi"}
 
 
 def render(ins: Instr) -> str:
@@ -50,14 +54,16 @@ def render(ins: Instr) -> str:
         return f"{a[0]}:"
     if op in ("ld", "sd"):
         text = f"{op} {a[0]}, {a[2]}({a[1]})"
-    elif op in AES_OPS + ("xor", "aes64ks2"):
+    elif op in AES_OPS + ("xor", "or", "aes64ks2"):
         text = f"{op} {a[0]}, {a[1]}, {a[2]}"
     elif op == "aes64ks1i":
         text = f"{op} {a[0]}, {a[1]}, {a[2]:#x}"
     elif op == "aes64im":
         text = f"{op} {a[0]}, {a[1]}"
-    elif op in ("addi", "sltiu"):
+    elif op in ("addi", "sltiu") + SHIFTS:
         text = f"{op} {a[0]}, {a[1]}, {a[2]}"
+    elif op == "andi":
+        text = f"{op} {a[0]}, {a[1]}, {a[2]:#x}"
     elif op in ("rev8", "mv"):
         text = f"{op} {a[0]}, {a[1]}"
     elif op == "j":
@@ -132,6 +138,26 @@ class Machine(_Machine):
         if op == "rev8":
             self.put(a[0], int.from_bytes(self.get(a[1]).to_bytes(8, "little"), "big"))
             return None
+        if op in SHIFTS:
+            if not 0 <= a[2] <= 63:
+                raise MachineError(f"{op} shift amount {a[2]} is outside 0..63")
+            v = self.get(a[1])
+            if op == "slli":
+                v <<= a[2]
+            elif op == "srli":
+                v >>= a[2]
+            else:
+                v = (v - (v >> 63 << 64)) >> a[2]     # arithmetic: the sign fills in
+            self.put(a[0], v)
+            return None
+        if op == "andi":
+            if not -2048 <= a[2] <= 2047:
+                raise MachineError(f"andi immediate {a[2]} is outside -2048..2047")
+            self.put(a[0], self.get(a[1]) & a[2])      # the immediate sign-extends
+            return None
+        if op == "or":
+            self.put(a[0], self.get(a[1]) | self.get(a[2]))
+            return None
         if op == "xor":
             if ins.key is not None and self.tag[self.reg(a[2])] != ins.key:
                 raise MachineError(f"xor expected {ins.key}, found {self.tag[self.reg(a[2])]}")
@@ -202,7 +228,10 @@ def parse(addr: int, text: str) -> Instr | None:
         return Instr(mnem, (X(ops[0]), X(m.group(2)), int(m.group(1))))
     if mnem == "add" and isinstance(_operand(ops[2]), int):
         mnem = "addi"                                 # c.addi16sp prints as add sp,sp,imm
-    if mnem in ("addi", "sltiu", "mv", "rev8", "xor", "aes64ks1i", "aes64ks2", "aes64im") + AES_OPS:
+    if mnem in IMMEDIATE_ALIAS and len(ops) == 3 and isinstance(_operand(ops[2]), int):
+        mnem = IMMEDIATE_ALIAS[mnem]
+    if mnem in ("addi", "sltiu", "mv", "rev8", "xor", "or", "andi", "aes64ks1i", "aes64ks2", "aes64im") \
+            + SHIFTS + AES_OPS:
         return Instr(mnem, tuple(_operand(o) for o in ops))
     raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
 

@@ -12,7 +12,8 @@
  * ecb: resident: all 13 round keys resident; 6 data, 0 loop-carried, 0 temporaries; 19 of 24 registers.
  * ctr: resident: all 13 round keys resident; 6 data, 1 loop-carried, 1 temporary; 21 of 24 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 24 registers.
- * Verified: the model ran every function's instruction stream 72 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k4..k12 resident, the other 4 streamed through 2 rotating registers; 6 data, 2 loop-carried, 5 temporaries; 24 of 24 registers.
+ * Verified: the model ran every function's instruction stream 96 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -566,6 +567,287 @@ aesgen_aes192_enc__aarch64_ce_x6_cbc:
 	ret
 	.cfi_endproc
 	.size aesgen_aes192_enc__aarch64_ce_x6_cbc, .-aesgen_aes192_enc__aarch64_ce_x6_cbc
+
+/* xts: partial: round keys k4..k12 resident, the other 4 streamed through 2 rotating registers; 6 data, 2 loop-carried, 5 temporaries; 24 of 24 registers; 84 AES instructions. */
+	.globl aesgen_aes192_enc__aarch64_ce_x6_xts
+	.hidden aesgen_aes192_enc__aarch64_ce_x6_xts
+	.type aesgen_aes192_enc__aarch64_ce_x6_xts, %function
+	.p2align 5
+aesgen_aes192_enc__aarch64_ce_x6_xts:
+	.cfi_startproc
+	hint #34
+	ldr q23, [x0, #64]  // k4
+	ldr q24, [x0, #80]  // k5
+	ldr q25, [x0, #96]  // k6
+	ldr q26, [x0, #112]  // k7
+	ldr q27, [x0, #128]  // k8
+	ldr q28, [x0, #144]  // k9
+	ldr q29, [x0, #160]  // k10
+	ldr q30, [x0, #176]  // k11
+	ldr q31, [x0, #192]  // k12
+	ldr q6, [x4]  // the first block's tweak
+	mov x11, #0x86
+	dup v7.2d, x11
+	cmp x3, #6
+	b.lo .Laesgen_aes192_enc__aarch64_ce_x6_xts_tail
+.Laesgen_aes192_enc__aarch64_ce_x6_xts_loop:
+	ldr q0, [x2]
+	eor v0.16b, v0.16b, v6.16b  // whitening before round 0
+	ushr v1.2d, v6.2d, #63
+	ext v16.16b, v1.16b, v1.16b, #8
+	sli v16.2d, v6.2d, #1
+	pmull2 v1.1q, v1.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v16.16b, v16.16b, v1.16b
+	ldr q1, [x2, #16]
+	eor v1.16b, v1.16b, v16.16b  // whitening before round 0
+	ushr v2.2d, v6.2d, #62
+	ext v17.16b, v2.16b, v2.16b, #8
+	sli v17.2d, v6.2d, #2
+	pmull2 v2.1q, v2.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v17.16b, v17.16b, v2.16b
+	ldr q2, [x2, #32]
+	eor v2.16b, v2.16b, v17.16b  // whitening before round 0
+	ushr v3.2d, v6.2d, #61
+	ext v18.16b, v3.16b, v3.16b, #8
+	sli v18.2d, v6.2d, #3
+	pmull2 v3.1q, v3.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v18.16b, v18.16b, v3.16b
+	ldr q3, [x2, #48]
+	eor v3.16b, v3.16b, v18.16b  // whitening before round 0
+	ushr v4.2d, v6.2d, #60
+	ext v19.16b, v4.16b, v4.16b, #8
+	sli v19.2d, v6.2d, #4
+	pmull2 v4.1q, v4.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v19.16b, v19.16b, v4.16b
+	ldr q4, [x2, #64]
+	eor v4.16b, v4.16b, v19.16b  // whitening before round 0
+	ushr v5.2d, v6.2d, #59
+	ext v20.16b, v5.16b, v5.16b, #8
+	sli v20.2d, v6.2d, #5
+	pmull2 v5.1q, v5.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v20.16b, v20.16b, v5.16b
+	ldr q5, [x2, #80]
+	eor v5.16b, v5.16b, v20.16b  // whitening before round 0
+	ldr q21, [x0]  // stream k0
+	aese v0.16b, v21.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v21.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v21.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v21.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v21.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v21.16b
+	aesmc v5.16b, v5.16b
+	ldr q22, [x0, #16]  // stream k1
+	aese v0.16b, v22.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v22.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v22.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v22.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v22.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v22.16b
+	aesmc v5.16b, v5.16b
+	ldr q21, [x0, #32]  // stream k2
+	aese v0.16b, v21.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v21.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v21.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v21.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v21.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v21.16b
+	aesmc v5.16b, v5.16b
+	ldr q22, [x0, #48]  // stream k3
+	aese v0.16b, v22.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v22.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v22.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v22.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v22.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v22.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v23.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v23.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v23.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v23.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v23.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v23.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v24.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v24.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v24.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v24.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v24.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v24.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v25.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v25.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v25.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v25.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v25.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v25.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v26.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v26.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v26.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v26.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v26.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v26.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v27.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v27.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v27.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v27.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v27.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v27.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v28.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v28.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v28.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v28.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v28.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v28.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v29.16b
+	aesmc v0.16b, v0.16b
+	aese v1.16b, v29.16b
+	aesmc v1.16b, v1.16b
+	aese v2.16b, v29.16b
+	aesmc v2.16b, v2.16b
+	aese v3.16b, v29.16b
+	aesmc v3.16b, v3.16b
+	aese v4.16b, v29.16b
+	aesmc v4.16b, v4.16b
+	aese v5.16b, v29.16b
+	aesmc v5.16b, v5.16b
+	aese v0.16b, v30.16b
+	aese v1.16b, v30.16b
+	aese v2.16b, v30.16b
+	aese v3.16b, v30.16b
+	aese v4.16b, v30.16b
+	aese v5.16b, v30.16b
+	eor v0.16b, v0.16b, v31.16b
+	eor v1.16b, v1.16b, v31.16b
+	eor v2.16b, v2.16b, v31.16b
+	eor v3.16b, v3.16b, v31.16b
+	eor v4.16b, v4.16b, v31.16b
+	eor v5.16b, v5.16b, v31.16b
+	eor v0.16b, v0.16b, v6.16b  // whitening after the last round
+	eor v1.16b, v1.16b, v16.16b  // whitening after the last round
+	eor v2.16b, v2.16b, v17.16b  // whitening after the last round
+	eor v3.16b, v3.16b, v18.16b  // whitening after the last round
+	eor v4.16b, v4.16b, v19.16b  // whitening after the last round
+	eor v5.16b, v5.16b, v20.16b  // whitening after the last round
+	str q0, [x1]
+	str q1, [x1, #16]
+	str q2, [x1, #32]
+	str q3, [x1, #48]
+	str q4, [x1, #64]
+	str q5, [x1, #80]
+	ushr v0.2d, v20.2d, #63
+	ext v6.16b, v0.16b, v0.16b, #8
+	sli v6.2d, v20.2d, #1
+	pmull2 v0.1q, v0.2d, v7.2d  // the bits carried out of x^127, times 0x86
+	eor v6.16b, v6.16b, v0.16b
+	add x2, x2, #96
+	add x1, x1, #96
+	sub x3, x3, #6
+	cmp x3, #6
+	b.hs .Laesgen_aes192_enc__aarch64_ce_x6_xts_loop
+.Laesgen_aes192_enc__aarch64_ce_x6_xts_tail:
+	cbz x3, .Laesgen_aes192_enc__aarch64_ce_x6_xts_done
+.Laesgen_aes192_enc__aarch64_ce_x6_xts_block:
+	ldr q0, [x2]
+	eor v0.16b, v0.16b, v6.16b  // whitening before round 0
+	ldr q21, [x0]  // stream k0
+	aese v0.16b, v21.16b
+	aesmc v0.16b, v0.16b
+	ldr q22, [x0, #16]  // stream k1
+	aese v0.16b, v22.16b
+	aesmc v0.16b, v0.16b
+	ldr q21, [x0, #32]  // stream k2
+	aese v0.16b, v21.16b
+	aesmc v0.16b, v0.16b
+	ldr q22, [x0, #48]  // stream k3
+	aese v0.16b, v22.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v23.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v24.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v25.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v26.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v27.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v28.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v29.16b
+	aesmc v0.16b, v0.16b
+	aese v0.16b, v30.16b
+	eor v0.16b, v0.16b, v31.16b
+	eor v0.16b, v0.16b, v6.16b  // whitening after the last round
+	str q0, [x1]
+	ushr v0.2d, v6.2d, #63
+	shl v6.2d, v6.2d, #1
+	ext v0.16b, v0.16b, v0.16b, #8
+	eor v6.16b, v6.16b, v0.16b
+	pmull v0.1q, v0.1d, v7.1d  // the bit carried out of x^127, times 0x86
+	eor v6.16b, v6.16b, v0.16b
+	add x2, x2, #16
+	add x1, x1, #16
+	subs x3, x3, #1
+	b.ne .Laesgen_aes192_enc__aarch64_ce_x6_xts_block
+.Laesgen_aes192_enc__aarch64_ce_x6_xts_done:
+	str q6, [x4]  // the tweak of the next block
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_enc__aarch64_ce_x6_xts, .-aesgen_aes192_enc__aarch64_ce_x6_xts
 #endif
 
 #if defined(__ELF__)

@@ -5,19 +5,26 @@ N blocks per iteration with rounds unrolled, then one block at a time; keys plac
 `schedule.plan` over the 24 vector registers the ABI lets us clobber (v0-v7, v16-v31).
 CTR counters are built from a general-register copy of the low 64 bits (rev + insert),
 under the same no-carry contract as on x86 (the C side splits calls). Every function is
-executed in the model (machine/aarch64.py) before anything is written.
+executed in the model (machine/aarch64.py) before anything is written. XTS tweaks
+are 128-bit rotations (ushr/ext/sli) reduced by a PMULL2 (arm_pmull), one block per register.
 """
 
 from __future__ import annotations
 
+from .. import reference
 from ..machine import aarch64 as machine
 from ..machine.aarch64 import VECTOR_POOL, Mem, V, X
 from ..machine.abi import AAPCS64
+from ..regplan import Need
 from ..targets import Target
-from .hwloop import BlockLoop, Built, HwLoopEmitter
+from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter
 
 RK, OUT, IN, N, IV = (X(r) for r in AAPCS64.loop_args)
 CTR_LO, CTR_J = X("x9"), X("x10")
+XTS_GPR = X("x11")
+# x^128 = x^7 + x^2 + x + 1 (0x87); the tweak product below gets the "+ 1" from its
+# rotation, so it multiplies the carries by the rest, 0x86
+XTS_POLY_REST = 0x86
 
 
 class LoopEmitter(BlockLoop):
@@ -182,20 +189,102 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
     a("ret")
 
 
+def emit_xts(em: LoopEmitter) -> None:
+    """XTS over whole blocks of one data unit: C_j = E(P_j ^ T_j) ^ T_j, T_j = T * x^j
+    (decryption the same with D). T (aux[0]) is the iteration's first tweak; block j's
+    tweak (j >= 1) is computed from T into temporary j - 1, the data register serving as
+    scratch before its load, and kept until the final round's second EOR. iv[] holds T
+    on entry and the tweak after the last block on return. Inputs are all loaded before
+    any store, so out == in is fine."""
+    a, p = em.asm, em.plan
+    tw = em.v(p.aux[0])
+    poly = em.v(p.aux[1])
+
+    def times_x(dst: V, src: V, k: int, scratch: V) -> None:
+        """dst = src * x^k, 1 <= k <= 56, dst, src and scratch distinct. With src = (lo, hi)
+        and c = the k bits shifted out of each half: ushr gives (c_lo, c_hi), ext swaps them,
+        sli shifts src under them, a 128-bit rotation by k; c_hi * 0x86 (fits 64 bits)
+        completes its reduction. Five instructions, none dependent on another tweak, as
+        many as the x^1 mask step (sshr/and/add/ext/eor), which would chain the tweaks."""
+        a("ushr", scratch, src, 64 - k)
+        a("ext", dst, scratch, scratch, 8)
+        a("sli", dst, src, k)
+        a("pmull2", scratch, scratch, poly, note=f"the bits carried out of x^127, times {XTS_POLY_REST:#x}")
+        a("eor", dst, dst, scratch)
+
+    def times_x_in_place(t: V, scratch: V) -> None:
+        """t = t * x with one scratch register (the one-block stage has no other)."""
+        a("ushr", scratch, t, 63)
+        a("shl", t, t, 1)
+        a("ext", scratch, scratch, scratch, 8)
+        a("eor", t, t, scratch)
+        a("pmull", scratch, scratch, poly, note=f"the bit carried out of x^127, times {XTS_POLY_REST:#x}")
+        a("eor", t, t, scratch)
+
+    def setup():
+        em.kt.clobber(p.aux[0], "tweak")
+        em.kt.clobber(p.aux[1], "constant")
+        a("ldrq", tw, Mem(IV, 0), note="the first block's tweak")
+        a("movx", XTS_GPR, XTS_POLY_REST)
+        a("dup", poly, XTS_GPR)
+
+    def body(regs, shape=None):
+        datas = [em.v(r) for r in regs]
+        tweaks = [tw] + [em.v(r) for r in p.temps[:len(datas) - 1]]
+        for j, (r, d) in enumerate(zip(regs, datas)):
+            em.kt.clobber(r)
+            if j:
+                em.kt.clobber(p.temps[j - 1], "tweak")
+                times_x(tweaks[j], tw, j, d)
+            a("ldrq", d, Mem(IN, 16 * j))
+            a("eor", d, d, tweaks[j], note="whitening before round 0")
+        em.rounds(datas)
+        em.last_key(datas)
+        for d, t in zip(datas, tweaks):
+            a("eor", d, d, t, note="whitening after the last round")
+        for j, d in enumerate(datas):
+            a("strq", Mem(OUT, 16 * j), d)
+        em.kt.clobber(regs[0], "scratch")
+        if len(datas) > 1:
+            times_x(tw, tweaks[-1], 1, datas[0])
+        else:
+            times_x_in_place(tw, datas[0])
+        em.restore_borrowed()
+
+    def finish():
+        a("strq", Mem(IV, 0), tw, note="the tweak of the next block")
+    em.parallel(body, setup, finish)
+
+
 class AArch64CeEmitter(HwLoopEmitter):
     name = "aarch64_ce"
     machine = machine
     abi = AAPCS64
     loop_class = LoopEmitter
     asm_template = "aarch64_ce/variant.S.j2"
-    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
-    cpu_features = ("arm_aes",)
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
+                     "xts": emit_xts}
+    direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
+    optional_modes = ("xts",)
+    cpu_features = ("arm_aes", "arm_pmull")
     processor = "^(aarch64|arm64)$"     # CMAKE_SYSTEM_PROCESSOR where compile_guard holds (Linux)
     compile_guard = "defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && " \
                     "__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__"
 
     def registers(self, target: Target) -> int:
         return len(VECTOR_POOL)
+
+    def check_isa(self, target: Target) -> None:
+        if "arm_pmull" not in target.cpu_features:
+            raise target.error("dispatch.cpu_features", "the XTS loop multiplies tweaks with PMULL2 "
+                               "(64-bit carry-less multiply); list arm_pmull")
+
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+        if mode != "xts":
+            return super().need(target, mode, direction, n, key_bits)
+        # loop-carried: the first tweak and the constant; blocks 1..n-1's tweaks live from
+        # before round 1 to the final round ("all": nothing to borrow from)
+        return Need(data=n, aux=2, temps=n - 1, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")
 
     def summary(self, built: Built) -> list[str]:
         return [f"AArch64 Crypto Extensions, {len(VECTOR_POOL)} usable vector registers (v0-v7, v16-v31).",

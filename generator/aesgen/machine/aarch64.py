@@ -48,6 +48,9 @@ class Mem:
 
 
 AES_OPS = ("aese", "aesd")
+# the encodable immediates (the last operand) of the ops that take one
+IMMEDIATES = {"ushr": (1, 64), "shl": (0, 63), "sli": (0, 63), "ext": (0, 15), "movx": (0, 0xFFFF)}
+MASK64 = (1 << 64) - 1
 BRANCHES = ("b", "b.lo", "b.hs", "b.ne", "b.eq", "cbz", "cbnz")
 
 
@@ -82,6 +85,18 @@ def render(ins: Instr) -> str:
         text = f"{op} {a[0]}"
     elif op in ("cbz", "cbnz"):
         text = f"{op} {a[0]}, {a[1]}"
+    elif op == "movx":        # movz: a 16-bit immediate, unshifted
+        text = f"mov {a[0]}, #{a[1]:#x}"
+    elif op == "dup":         # both 64-bit elements from a general register
+        text = f"dup v{a[0].n}.2d, {a[1]}"
+    elif op in ("ushr", "shl", "sli"):   # on the two 64-bit elements
+        text = f"{op} v{a[0].n}.2d, v{a[1].n}.2d, #{a[2]}"
+    elif op == "ext":
+        text = f"ext {a[0]}, {a[1]}, {a[2]}, #{a[3]}"
+    elif op == "pmull":       # element 0 of each, carry-less, to 128 bits
+        text = f"pmull v{a[0].n}.1q, v{a[1].n}.1d, v{a[2].n}.1d"
+    elif op == "pmull2":      # element 1 of each
+        text = f"pmull2 v{a[0].n}.1q, v{a[1].n}.2d, v{a[2].n}.2d"
     elif op in ("ret", "bti"):
         text = "ret" if op == "ret" else "hint #34"
     else:
@@ -91,6 +106,9 @@ def render(ins: Instr) -> str:
             raise EncodingError(f"{op}: v{x.n} is callee-saved; aesgen does not save it")
         if isinstance(x, Mem) and op in ("ldrq", "strq") and (x.disp % 16 or not 0 <= x.disp <= 65520):
             raise EncodingError(f"{op}: offset {x.disp} is not a scaled 12-bit immediate")
+    lo, hi = IMMEDIATES.get(op, (0, -1))
+    if op in IMMEDIATES and not lo <= a[-1] <= hi:
+        raise EncodingError(f"{op}: immediate {a[-1]} is outside {lo}..{hi}")
     return f"\t{text}{comment}"
 
 
@@ -197,7 +215,51 @@ class Machine(_Machine):
             self.v[a[0].n] = mix(self.v[a[1].n]) if op == "aesmc" else inv_mix(self.v[a[1].n])
             self.tag[a[0].n] = None
             return None
+        if op == "movx":
+            self.x[a[0].name] = a[1]
+            return None
+        if op == "dup":
+            self.v[a[0].n] = self.x[a[1].name].to_bytes(8, "little") * 2
+            self.tag[a[0].n] = None
+            return None
+        if op in ("ushr", "shl", "sli"):
+            k, old = a[2], _halves(self.v[a[0].n])
+            out = []
+            for i, e in enumerate(_halves(self.v[a[1].n])):
+                if op == "ushr":
+                    out.append(e >> k)
+                elif op == "shl":
+                    out.append((e << k) & MASK64)
+                else:                       # shift left, keep the destination's low k bits
+                    out.append(((e << k) & MASK64) | (old[i] & ((1 << k) - 1)))
+            self.v[a[0].n] = b"".join(e.to_bytes(8, "little") for e in out)
+            self.tag[a[0].n] = None
+            return None
+        if op == "ext":                     # bytes imm.. of the pair (second register above)
+            self.v[a[0].n] = (self.v[a[1].n] + self.v[a[2].n])[a[3]:a[3] + 16]
+            self.tag[a[0].n] = None
+            return None
+        if op in ("pmull", "pmull2"):
+            i = 0 if op == "pmull" else 1
+            x, y = _halves(self.v[a[1].n])[i], _halves(self.v[a[2].n])[i]
+            self.v[a[0].n] = clmul64(x, y).to_bytes(16, "little")
+            self.tag[a[0].n] = None
+            return None
         raise MachineError(f"the model has no meaning for {op}")
+
+
+def _halves(v: bytes) -> tuple[int, int]:
+    """The two 64-bit elements of a vector register (little-endian)."""
+    return int.from_bytes(v[:8], "little"), int.from_bytes(v[8:], "little")
+
+
+def clmul64(x: int, y: int) -> int:
+    """The carry-less product of two 64-bit polynomials (PMULL's .1q result)."""
+    r = 0
+    for i in range(64):
+        if y >> i & 1:
+            r ^= x << i
+    return r
 
 
 # ------------------------------------------------------------------ reading objdump back
@@ -224,6 +286,26 @@ def _mem(text: str) -> Mem:
     return Mem(X(m.group(1)), int(m.group(2), 0) if m.group(2) else 0)
 
 
+# the ops written with arrangements other than .16b: each operand's exact spelling
+_ARRANGED = {"dup": ("2d", "x"), "ushr": ("2d", "2d", "#"), "shl": ("2d", "2d", "#"), "sli": ("2d", "2d", "#"),
+             "ext": ("16b", "16b", "16b", "#"), "pmull": ("1q", "1d", "1d"), "pmull2": ("1q", "2d", "2d")}
+
+
+def _arranged(text: str, shape: str):
+    if shape == "#":
+        if not text.startswith("#"):
+            raise DisassemblyError(f"expected an immediate, not {text!r}")
+        return int(text[1:], 0)
+    if shape == "x":
+        if not re.fullmatch(r"x\d+", text):
+            raise DisassemblyError(f"expected a 64-bit general register, not {text!r}")
+        return X(text)
+    m = re.fullmatch(rf"v(\d+)\.{shape}", text)
+    if not m:
+        raise DisassemblyError(f"expected a v-register .{shape}, not {text!r}")
+    return V(int(m.group(1)))
+
+
 def parse(addr: int, text: str) -> Instr | None:
     """One line of `objdump -d` as the Instr the emitter would have written."""
     body = text.split("//")[0].strip()
@@ -248,6 +330,13 @@ def parse(addr: int, text: str) -> Instr | None:
         m = re.fullmatch(r"v(\d+)\.d\[1\]", ops[0])
         if m:
             return Instr("ins", (V(int(m.group(1))), _reg(ops[1])))
+        if re.fullmatch(r"x\d+", ops[0]) and ops[1].startswith("#"):
+            return Instr("movx", (X(ops[0]), _reg(ops[1])))
+    if mnem in _ARRANGED:
+        shapes = _ARRANGED[mnem]
+        if len(ops) != len(shapes):
+            raise DisassemblyError(f"{addr:#x}: {mnem} with {len(ops)} operands")
+        return Instr(mnem, tuple(_arranged(o, shape) for o, shape in zip(ops, shapes)))
     if mnem in ("aese", "aesd", "aesmc", "aesimc", "eor", "mov", "rev", "add", "sub", "subs", "cmp"):
         return Instr(mnem, tuple(_reg(o) for o in ops))
     raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")

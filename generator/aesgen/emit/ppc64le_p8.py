@@ -6,8 +6,9 @@ and put in state order with one vperm (mask built at entry), stored the same way
 CTR keeps the counter as a 128-bit big-endian value and adds with vadduqm, so carries
 cross every byte. XTS keeps its tweak as lxvd2x loads it, two little-endian 64-bit halves
 (doubleword 0 = bits 0-63), so x^k is doubleword shifts plus one vpmsumd, with no vperm
-until the tweak meets the state. N blocks per iteration over the 20 volatile vector registers, then one
-at a time; every function is executed in the model (machine/ppc64le.py) before writing.
+until the tweak meets the state. N blocks per iteration over the 20 volatile vector
+registers, then one at a time; every function is executed in the model
+(machine/ppc64le.py) before writing.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ little-endian system `lxvd2x` loads each doubleword little-endian, so a loaded b
 the bytes of each half reversed; a `vperm` with a mask built at entry (lvsl 0 XOR 7)
 puts them back, and stores undo it. Read that way a loaded block is two 64-bit
 little-endian integers (doubleword 0 from bytes 0-7): the layout the XTS tweak arithmetic
-uses (vsld/vsrd per doubleword, vpmsumd, vrlb to build 0x87). vcipher/vcipherlast end a round with the key, like
-x86; vncipher adds the key before InvMixColumns, so decryption uses the encryption keys
+uses (vsld/vsrd per doubleword, vpmsumd, vrlb to build 0x87). vcipher/vcipherlast end a
+round with the key, like x86; vncipher adds the key before InvMixColumns, so decryption uses the encryption keys
 in reverse order. v20-v31 and r14-r31 are callee-saved and never touched.
 """
 

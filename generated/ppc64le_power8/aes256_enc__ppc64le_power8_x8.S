@@ -12,7 +12,8 @@
  * ecb: partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 8 data, 1 loop-carried, 0 temporaries; 20 of 20 registers.
  * ctr: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 3 loop-carried, 1 temporary; 20 of 20 registers.
  * cbc: resident: all 15 round keys resident; 1 data, 1 loop-carried, 1 temporary; 18 of 20 registers.
- * Verified: the model ran every function's instruction stream 84 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 3 loop-carried, 1 temporary; 20 of 20 registers.
+ * Verified: the model ran every function's instruction stream 112 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -723,6 +724,413 @@ aesgen_aes256_enc__ppc64le_power8_x8_cbc:
 	blr
 	.cfi_endproc
 	.size aesgen_aes256_enc__ppc64le_power8_x8_cbc, .-aesgen_aes256_enc__ppc64le_power8_x8_cbc
+
+/* xts: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 3 loop-carried, 1 temporary; 20 of 20 registers; 126 AES instructions. */
+	.globl aesgen_aes256_enc__ppc64le_power8_x8_xts
+	.hidden aesgen_aes256_enc__ppc64le_power8_x8_xts
+	.type aesgen_aes256_enc__ppc64le_power8_x8_xts, @function
+	.p2align 5
+aesgen_aes256_enc__ppc64le_power8_x8_xts:
+	.cfi_startproc
+	li 0, 0
+	lvsl 8, 0, 0
+	vspltisb 0, 7
+	vxor 8, 8, 0  # byte swap within doublewords
+	li 0, 144
+	lxvd2x 32+14, 3, 0  # k9
+	vperm 14, 14, 14, 8
+	li 0, 160
+	lxvd2x 32+15, 3, 0  # k10
+	vperm 15, 15, 15, 8
+	li 0, 176
+	lxvd2x 32+16, 3, 0  # k11
+	vperm 16, 16, 16, 8
+	li 0, 192
+	lxvd2x 32+17, 3, 0  # k12
+	vperm 17, 17, 17, 8
+	li 0, 208
+	lxvd2x 32+18, 3, 0  # k13
+	vperm 18, 18, 18, 8
+	li 0, 224
+	lxvd2x 32+19, 3, 0  # k14
+	vperm 19, 19, 19, 8
+	li 0, 0
+	lxvd2x 32+9, 7, 0  # the first block's tweak, as two little-endian halves
+	vspltisb 11, 15
+	vspltisb 0, 7
+	vrlb 11, 11, 0  # 0x0f rotated left by 7: 0x87 in every byte
+	vxor 10, 10, 10
+	vsldoi 10, 10, 11, 1  # doubleword 1 = 0x87: x^128 = x^7 + x^2 + x + 1
+	cmpldi 6, 8
+	blt .Laesgen_aes256_enc__ppc64le_power8_x8_xts_tail
+.Laesgen_aes256_enc__ppc64le_power8_x8_xts_loop:
+	li 0, 0
+	lxvd2x 32+12, 3, 0  # stream k0
+	vperm 12, 12, 12, 8
+	li 0, 0
+	lxvd2x 32+0, 5, 0
+	vxor 0, 0, 9  # input ^ tweak, both as loaded
+	vperm 0, 0, 0, 8
+	vxor 0, 0, 12
+	vspltisb 11, -1  # 64 - 1 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 1, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 1, 1, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 1
+	vsld 11, 9, 11
+	vxor 11, 11, 1  # tweak * x^1
+	li 0, 16
+	lxvd2x 32+1, 5, 0
+	vxor 1, 1, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 1, 1, 1, 8
+	vxor 1, 1, 12
+	vspltisb 11, -2  # 64 - 2 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 2, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 2, 2, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 2
+	vsld 11, 9, 11
+	vxor 11, 11, 2  # tweak * x^2
+	li 0, 32
+	lxvd2x 32+2, 5, 0
+	vxor 2, 2, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 2, 2, 2, 8
+	vxor 2, 2, 12
+	vspltisb 11, -3  # 64 - 3 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 3, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 3, 3, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 3
+	vsld 11, 9, 11
+	vxor 11, 11, 3  # tweak * x^3
+	li 0, 48
+	lxvd2x 32+3, 5, 0
+	vxor 3, 3, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 3, 3, 3, 8
+	vxor 3, 3, 12
+	vspltisb 11, -4  # 64 - 4 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 4, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 4, 4, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 4
+	vsld 11, 9, 11
+	vxor 11, 11, 4  # tweak * x^4
+	li 0, 64
+	lxvd2x 32+4, 5, 0
+	vxor 4, 4, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 4, 4, 4, 8
+	vxor 4, 4, 12
+	vspltisb 11, -5  # 64 - 5 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 5, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 5, 5, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 5
+	vsld 11, 9, 11
+	vxor 11, 11, 5  # tweak * x^5
+	li 0, 80
+	lxvd2x 32+5, 5, 0
+	vxor 5, 5, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 5, 5, 5, 8
+	vxor 5, 5, 12
+	vspltisb 11, -6  # 64 - 6 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 6, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 6, 6, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 6
+	vsld 11, 9, 11
+	vxor 11, 11, 6  # tweak * x^6
+	li 0, 96
+	lxvd2x 32+6, 5, 0
+	vxor 6, 6, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 6, 6, 6, 8
+	vxor 6, 6, 12
+	vspltisb 11, -7  # 64 - 7 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 7, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 7, 7, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 7
+	vsld 11, 9, 11
+	vxor 11, 11, 7  # tweak * x^7
+	li 0, 112
+	lxvd2x 32+7, 5, 0
+	vxor 7, 7, 11  # input ^ tweak, both as loaded
+	stxvd2x 32+11, 4, 0  # tweak parked until the last round
+	vperm 7, 7, 7, 8
+	vxor 7, 7, 12
+	li 0, 16
+	lxvd2x 32+13, 3, 0  # stream k1
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	vcipher 1, 1, 13
+	vcipher 2, 2, 13
+	vcipher 3, 3, 13
+	vcipher 4, 4, 13
+	vcipher 5, 5, 13
+	vcipher 6, 6, 13
+	vcipher 7, 7, 13
+	li 0, 32
+	lxvd2x 32+12, 3, 0  # stream k2
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	vcipher 1, 1, 12
+	vcipher 2, 2, 12
+	vcipher 3, 3, 12
+	vcipher 4, 4, 12
+	vcipher 5, 5, 12
+	vcipher 6, 6, 12
+	vcipher 7, 7, 12
+	li 0, 48
+	lxvd2x 32+13, 3, 0  # stream k3
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	vcipher 1, 1, 13
+	vcipher 2, 2, 13
+	vcipher 3, 3, 13
+	vcipher 4, 4, 13
+	vcipher 5, 5, 13
+	vcipher 6, 6, 13
+	vcipher 7, 7, 13
+	li 0, 64
+	lxvd2x 32+12, 3, 0  # stream k4
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	vcipher 1, 1, 12
+	vcipher 2, 2, 12
+	vcipher 3, 3, 12
+	vcipher 4, 4, 12
+	vcipher 5, 5, 12
+	vcipher 6, 6, 12
+	vcipher 7, 7, 12
+	li 0, 80
+	lxvd2x 32+13, 3, 0  # stream k5
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	vcipher 1, 1, 13
+	vcipher 2, 2, 13
+	vcipher 3, 3, 13
+	vcipher 4, 4, 13
+	vcipher 5, 5, 13
+	vcipher 6, 6, 13
+	vcipher 7, 7, 13
+	li 0, 96
+	lxvd2x 32+12, 3, 0  # stream k6
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	vcipher 1, 1, 12
+	vcipher 2, 2, 12
+	vcipher 3, 3, 12
+	vcipher 4, 4, 12
+	vcipher 5, 5, 12
+	vcipher 6, 6, 12
+	vcipher 7, 7, 12
+	li 0, 112
+	lxvd2x 32+13, 3, 0  # stream k7
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	vcipher 1, 1, 13
+	vcipher 2, 2, 13
+	vcipher 3, 3, 13
+	vcipher 4, 4, 13
+	vcipher 5, 5, 13
+	vcipher 6, 6, 13
+	vcipher 7, 7, 13
+	li 0, 128
+	lxvd2x 32+12, 3, 0  # stream k8
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	vcipher 1, 1, 12
+	vcipher 2, 2, 12
+	vcipher 3, 3, 12
+	vcipher 4, 4, 12
+	vcipher 5, 5, 12
+	vcipher 6, 6, 12
+	vcipher 7, 7, 12
+	vcipher 0, 0, 14
+	vcipher 1, 1, 14
+	vcipher 2, 2, 14
+	vcipher 3, 3, 14
+	vcipher 4, 4, 14
+	vcipher 5, 5, 14
+	vcipher 6, 6, 14
+	vcipher 7, 7, 14
+	vcipher 0, 0, 15
+	vcipher 1, 1, 15
+	vcipher 2, 2, 15
+	vcipher 3, 3, 15
+	vcipher 4, 4, 15
+	vcipher 5, 5, 15
+	vcipher 6, 6, 15
+	vcipher 7, 7, 15
+	vcipher 0, 0, 16
+	vcipher 1, 1, 16
+	vcipher 2, 2, 16
+	vcipher 3, 3, 16
+	vcipher 4, 4, 16
+	vcipher 5, 5, 16
+	vcipher 6, 6, 16
+	vcipher 7, 7, 16
+	vcipher 0, 0, 17
+	vcipher 1, 1, 17
+	vcipher 2, 2, 17
+	vcipher 3, 3, 17
+	vcipher 4, 4, 17
+	vcipher 5, 5, 17
+	vcipher 6, 6, 17
+	vcipher 7, 7, 17
+	vcipher 0, 0, 18
+	vcipher 1, 1, 18
+	vcipher 2, 2, 18
+	vcipher 3, 3, 18
+	vcipher 4, 4, 18
+	vcipher 5, 5, 18
+	vcipher 6, 6, 18
+	vcipher 7, 7, 18
+	vperm 11, 9, 9, 8  # the tweak in state order
+	vxor 11, 11, 19
+	vcipherlast 0, 0, 11
+	vperm 0, 0, 0, 8
+	li 0, 0
+	stxvd2x 32+0, 4, 0
+	li 0, 16
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 1, 1, 11
+	vperm 1, 1, 1, 8
+	stxvd2x 32+1, 4, 0
+	li 0, 32
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 2, 2, 11
+	vperm 2, 2, 2, 8
+	stxvd2x 32+2, 4, 0
+	li 0, 48
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 3, 3, 11
+	vperm 3, 3, 3, 8
+	stxvd2x 32+3, 4, 0
+	li 0, 64
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 4, 4, 11
+	vperm 4, 4, 4, 8
+	stxvd2x 32+4, 4, 0
+	li 0, 80
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 5, 5, 11
+	vperm 5, 5, 5, 8
+	stxvd2x 32+5, 4, 0
+	li 0, 96
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 6, 6, 11
+	vperm 6, 6, 6, 8
+	stxvd2x 32+6, 4, 0
+	li 0, 112
+	lxvd2x 32+11, 4, 0  # the parked tweak
+	vperm 11, 11, 11, 8
+	vxor 11, 11, 19
+	vcipherlast 7, 7, 11
+	vperm 7, 7, 7, 8
+	stxvd2x 32+7, 4, 0
+	vspltisb 11, -8  # 64 - 8 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 0, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 0, 0, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 8
+	vsld 11, 9, 11
+	vxor 9, 11, 0  # tweak * x^8
+	addi 5, 5, 128
+	addi 4, 4, 128
+	addi 6, 6, -8
+	cmpldi 6, 8
+	bge .Laesgen_aes256_enc__ppc64le_power8_x8_xts_loop
+.Laesgen_aes256_enc__ppc64le_power8_x8_xts_tail:
+	cmpldi 6, 0
+	beq .Laesgen_aes256_enc__ppc64le_power8_x8_xts_done
+.Laesgen_aes256_enc__ppc64le_power8_x8_xts_block:
+	li 0, 0
+	lxvd2x 32+12, 3, 0  # stream k0
+	vperm 12, 12, 12, 8
+	li 0, 0
+	lxvd2x 32+0, 5, 0
+	vxor 0, 0, 9  # input ^ tweak, both as loaded
+	vperm 0, 0, 0, 8
+	vxor 0, 0, 12
+	li 0, 16
+	lxvd2x 32+13, 3, 0  # stream k1
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	li 0, 32
+	lxvd2x 32+12, 3, 0  # stream k2
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	li 0, 48
+	lxvd2x 32+13, 3, 0  # stream k3
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	li 0, 64
+	lxvd2x 32+12, 3, 0  # stream k4
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	li 0, 80
+	lxvd2x 32+13, 3, 0  # stream k5
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	li 0, 96
+	lxvd2x 32+12, 3, 0  # stream k6
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	li 0, 112
+	lxvd2x 32+13, 3, 0  # stream k7
+	vperm 13, 13, 13, 8
+	vcipher 0, 0, 13
+	li 0, 128
+	lxvd2x 32+12, 3, 0  # stream k8
+	vperm 12, 12, 12, 8
+	vcipher 0, 0, 12
+	vcipher 0, 0, 14
+	vcipher 0, 0, 15
+	vcipher 0, 0, 16
+	vcipher 0, 0, 17
+	vcipher 0, 0, 18
+	vperm 11, 9, 9, 8  # the tweak in state order
+	vxor 11, 11, 19
+	vcipherlast 0, 0, 11
+	vperm 0, 0, 0, 8
+	li 0, 0
+	stxvd2x 32+0, 4, 0
+	vspltisb 11, -1  # 64 - 1 in each doubleword's low 6 bits
+	vsrd 11, 9, 11  # each half's carries
+	vpmsumd 0, 11, 10  # the high half's carries times 0x87, in doubleword 1
+	vsldoi 0, 0, 11, 8  # them into the low half, the low half's carries into the high
+	vspltisb 11, 1
+	vsld 11, 9, 11
+	vxor 9, 11, 0  # tweak * x^1
+	addi 5, 5, 16
+	addi 4, 4, 16
+	addi 6, 6, -1
+	cmpldi 6, 0
+	bne .Laesgen_aes256_enc__ppc64le_power8_x8_xts_block
+.Laesgen_aes256_enc__ppc64le_power8_x8_xts_done:
+	li 0, 0
+	stxvd2x 32+9, 7, 0  # the tweak of the next block
+	blr
+	.cfi_endproc
+	.size aesgen_aes256_enc__ppc64le_power8_x8_xts, .-aesgen_aes256_enc__ppc64le_power8_x8_xts
 #endif
 
 #if defined(__ELF__)

@@ -4,22 +4,30 @@ vcipher/vcipherlast for encryption; vncipher/vncipherlast, which add the key bef
 InvMixColumns, decrypt with the encryption keys reversed. Blocks are loaded with lxvd2x
 and put in state order with one vperm (mask built at entry), stored the same way back.
 CTR keeps the counter as a 128-bit big-endian value and adds with vadduqm, so carries
-cross every byte. N blocks per iteration over the 20 volatile vector registers, then one
-at a time; every function is executed in the model (machine/ppc64le.py) before writing.
+cross every byte. XTS keeps its tweak as lxvd2x loads it, two little-endian 64-bit halves
+(doubleword 0 = bits 0-63), so x^k is doubleword shifts plus one vpmsumd, with no vperm
+until the tweak meets the state. N blocks per iteration over the 20 volatile vector
+registers, then one at a time; every function is executed in the model
+(machine/ppc64le.py) before writing.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ..machine import ppc64le as machine
 from ..machine.abi import ELFV2
 from ..machine.ppc64le import VECTOR_POOL, R, V
 from ..targets import Target
-from .hwloop import BlockLoop, Built, HwLoopEmitter
+from ..regplan import Need
+from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter
 
 R0 = R(0)
 RK, OUT, IN, N, IV = (R(int(r[1:])) for r in ELFV2.loop_args)
 # loop-carried values: the byte-order mask always, then the mode's own; final-round temporaries
-MODE_NEEDS = {"ecb": (1, 0), "ctr": (3, 1), "cbc": (2, 1)}
+MODE_NEEDS = {"ecb": (1, 0), "ctr": (3, 1), "cbc": (2, 1),
+              "xts": (3, 1)}   # the tweak and 0x87; one temporary for tweak products and key^tweak
+XTS_MAX_SHIFT = 15             # vspltisb reaches -16..15: counts k and 64 - k for k <= 15
 
 
 class LoopEmitter(BlockLoop):
@@ -78,18 +86,26 @@ class LoopEmitter(BlockLoop):
     def ret(self) -> None:
         self.asm("blr")
 
-    def rounds(self, datas: list[V], fold=None) -> None:
-        """Whitening with k0, rounds 1..Nr-1, and the last round; fold(j) gives data (a
-        register, or an offset from `in` to load) to XOR into block j's output through
-        the last key."""
-        op, last = ("vncipher", "vncipherlast") if self.decrypt else ("vcipher", "vcipherlast")
-        k = self.key(0)
-        for d in datas:
-            self.asm("vxor", d, d, k, key=("key", 0))
+    @property
+    def last_op(self) -> str:
+        return "vncipherlast" if self.decrypt else "vcipherlast"
+
+    def middle_rounds(self, datas: list[V]) -> None:
+        op = "vncipher" if self.decrypt else "vcipher"
         for rnd in range(1, self.nr):
             k = self.key(rnd)
             for d in datas:
                 self.asm(op, d, d, k, key=("key", rnd))
+
+    def rounds(self, datas: list[V], fold=None) -> None:
+        """Whitening with k0, rounds 1..Nr-1, and the last round; fold(j) gives data (a
+        register, or an offset from `in` to load) to XOR into block j's output through
+        the last key."""
+        last = self.last_op
+        k = self.key(0)
+        for d in datas:
+            self.asm("vxor", d, d, k, key=("key", 0))
+        self.middle_rounds(datas)
         k = self.key(self.nr)
         if fold is None:
             for d in datas:
@@ -171,6 +187,85 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+def emit_xts(em: LoopEmitter) -> None:
+    """XTS over whole blocks: C_j = E(P_j ^ T_j) ^ T_j, T_j = T * x^j (decryption the same
+    with the inverse cipher). The tweak `tw` (the iteration's first) stays in lxvd2x's
+    layout: doubleword 0 = the low 64 bits of the little-endian value, doubleword 1 the
+    high. There x^k is a shift of each doubleword, the low half's carries moved up, the
+    high half's times 0x87 moved down, and lxvd2x/stxvd2x read and write it with no vperm;
+    it is XORed into the input before the input's vperm. Vector j's tweak is tw * x^j
+    (independent products); it is parked in the output block (after the input block is
+    read, so out == in is fine) and read back for the last round's key^tweak. tw itself
+    serves vector 0, and after the stores becomes tw * x^n."""
+    a, p = em.asm, em.plan
+    tw, poly, c = em.reg(p.aux[1]), em.reg(p.aux[2]), em.reg(p.temps[0])
+
+    def times_x(dst: V, k: int, s: V, q: V) -> None:
+        """dst = tw * x^k through scratch s, q (dst may be tw, s or q)."""
+        if not 1 <= k <= XTS_MAX_SHIFT:
+            raise ValueError(f"{em.asm.fn}: tweak shift {k} is outside 1..{XTS_MAX_SHIFT}")
+        a("vspltisb", s, -k, note=f"64 - {k} in each doubleword's low 6 bits")
+        a("vsrd", s, tw, s, note="each half's carries")
+        a("vpmsumd", q, s, poly, note="the high half's carries times 0x87, in doubleword 1")
+        a("vsldoi", q, q, s, 8, note="them into the low half, the low half's carries into the high")
+        a("vspltisb", s, k)
+        a("vsld", s, tw, s)
+        a("vxor", dst, s, q, note=f"tweak * x^{k}")
+
+    def setup():
+        em.kt.clobber(p.aux[1], "tweak")
+        em.kt.clobber(p.aux[2], "0x87")
+        em.kt.clobber(p.temps[0], "temp")
+        scratch = em.reg(p.data[0])
+        a("li", R0, 0)
+        a("lxvd2x", tw, IV, R0, note="the first block's tweak, as two little-endian halves")
+        a("vspltisb", c, 15)
+        a("vspltisb", scratch, 7)
+        a("vrlb", c, c, scratch, note="0x0f rotated left by 7: 0x87 in every byte")
+        a("vxor", poly, poly, poly)
+        a("vsldoi", poly, poly, c, 1, note="doubleword 1 = 0x87: x^128 = x^7 + x^2 + x + 1")
+
+    def body(regs, shape=None):
+        datas = [em.reg(r) for r in regs]
+        k0 = em.key(0)
+        for j, (r, d) in enumerate(zip(regs, datas)):
+            em.kt.clobber(r)
+            em.kt.clobber(p.temps[0], "temp")
+            if j:
+                times_x(c, j, c, d)
+            a("li", R0, 16 * j)
+            a("lxvd2x", d, IN, R0)
+            a("vxor", d, d, c if j else tw, note="input ^ tweak, both as loaded")
+            if j:
+                a("stxvd2x", c, OUT, R0, note="tweak parked until the last round")
+            a("vperm", d, d, d, em.mask)
+            a("vxor", d, d, k0, key=("key", 0))
+        em.middle_rounds(datas)
+        k = em.key(em.nr)
+        for j, d in enumerate(datas):
+            em.kt.clobber(p.temps[0], "temp")
+            if j:
+                a("li", R0, 16 * j)
+                a("lxvd2x", c, OUT, R0, note="the parked tweak")
+                a("vperm", c, c, c, em.mask)
+            else:
+                a("vperm", c, tw, tw, em.mask, note="the tweak in state order")
+            a("vxor", c, c, k, key=("key", em.nr))
+            a(em.last_op, d, d, c, key=("key^data", em.nr))
+            a("vperm", d, d, d, em.mask)
+            if not j:
+                a("li", R0, 0)
+            a("stxvd2x", d, OUT, R0)
+        em.kt.clobber(p.temps[0], "temp")
+        times_x(tw, len(datas), c, datas[0])
+        em.restore_borrowed()
+
+    def finish():
+        a("li", R0, 0)
+        a("stxvd2x", tw, IV, R0, note="the tweak of the next block")
+    em.parallel(body, setup, finish)
+
+
 def emit_cbc_encrypt(em: LoopEmitter) -> None:
     a, p = em.asm, em.plan
     x, t = em.reg(p.data[0]), em.reg(p.temps[0])
@@ -202,7 +297,10 @@ class Ppc64lePower8Emitter(HwLoopEmitter):
     abi = ELFV2
     loop_class = LoopEmitter
     asm_template = "ppc64le_p8/variant.S.j2"
-    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
+                     "xts": emit_xts}
+    direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
+    optional_modes = ("xts",)
     key_order = {"enc": "forward", "dec": "reversed"}    # vncipher adds the key before InvMixColumns
     mode_needs = MODE_NEEDS
     chain_aux = 1                # the byte-order mask
@@ -213,6 +311,12 @@ class Ppc64lePower8Emitter(HwLoopEmitter):
 
     def registers(self, target: Target) -> int:
         return len(VECTOR_POOL)
+
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+        need = super().need(target, mode, direction, n, key_bits)
+        # xts's temporary holds tweak products before round 1 and key^tweak in the last
+        # round (and the next tweak after it): nothing to borrow from
+        return replace(need, temp_phase="all") if mode == "xts" else need
 
     def summary(self, built: Built) -> list[str]:
         return [f"POWER8 vector crypto, little-endian, {len(VECTOR_POOL)} volatile vector registers (v0-v19).",

@@ -5,8 +5,10 @@ Vector registers are modelled in the architecture's big-endian byte numbering (b
 the most significant), which is the order vcipher reads the AES state in. On a
 little-endian system `lxvd2x` loads each doubleword little-endian, so a loaded block has
 the bytes of each half reversed; a `vperm` with a mask built at entry (lvsl 0 XOR 7)
-puts them back, and stores undo it. vcipher/vcipherlast end a round with the key, like
-x86; vncipher adds the key before InvMixColumns, so decryption uses the encryption keys
+puts them back, and stores undo it. Read that way a loaded block is two 64-bit
+little-endian integers (doubleword 0 from bytes 0-7): the layout the XTS tweak arithmetic
+uses (vsld/vsrd per doubleword, vpmsumd, vrlb to build 0x87). vcipher/vcipherlast end a
+round with the key, like x86; vncipher adds the key before InvMixColumns, so decryption uses the encryption keys
 in reverse order. v20-v31 and r14-r31 are callee-saved and never touched.
 """
 
@@ -44,6 +46,21 @@ class R:
 
 AES_OPS = ("vcipher", "vcipherlast", "vncipher", "vncipherlast")
 BRANCHES = ("b", "blt", "bge", "beq", "bne")
+# three-register vector ops: vD, vA, vB
+VV_OPS = ("vxor", "vadduqm", "vsld", "vsrd", "vpmsumd", "vrlb")
+
+
+def _dwords(x: bytes) -> tuple[int, int]:
+    return int.from_bytes(x[:8], "big"), int.from_bytes(x[8:], "big")
+
+
+def _clmul(a: int, b: int) -> int:
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a, b = a << 1, b >> 1
+    return r
 
 
 def render(ins: Instr) -> str:
@@ -58,7 +75,7 @@ def render(ins: Instr) -> str:
             raise EncodingError(f"{op}: r{x.n} is non-volatile; aesgen does not save it")
     if op in ("lxvd2x", "stxvd2x"):
         text = f"{op} 32+{a[0]}, {a[1]}, {a[2]}"
-    elif op in AES_OPS + ("vxor", "vadduqm"):
+    elif op in AES_OPS + VV_OPS:
         text = f"{op} {a[0]}, {a[1]}, {a[2]}"
     elif op == "vperm":
         text = f"vperm {a[0]}, {a[1]}, {a[2]}, {a[3]}"
@@ -180,6 +197,25 @@ class Machine(_Machine):
             s = (int.from_bytes(self.v[a[1].n], "big") + int.from_bytes(self.v[a[2].n], "big")) % (1 << 128)
             self.v[a[0].n], self.tag[a[0].n] = s.to_bytes(16, "big"), None
             return None
+        if op in ("vsld", "vsrd"):
+            # each doubleword shifted by the low 6 bits of the same doubleword of vB
+            out = b""
+            for x, c in zip(_dwords(self.v[a[1].n]), _dwords(self.v[a[2].n])):
+                sh = c & 63
+                out += (((x << sh) if op == "vsld" else (x >> sh)) & mask64).to_bytes(8, "big")
+            self.v[a[0].n], self.tag[a[0].n] = out, None
+            return None
+        if op == "vpmsumd":
+            # carry-less products of the doublewords, XORed: one 128-bit result
+            (a0, a1), (b0, b1) = _dwords(self.v[a[1].n]), _dwords(self.v[a[2].n])
+            self.v[a[0].n] = (_clmul(a0, b0) ^ _clmul(a1, b1)).to_bytes(16, "big")
+            self.tag[a[0].n] = None
+            return None
+        if op == "vrlb":
+            out = bytes(((x << (c & 7)) | (x >> (8 - (c & 7)))) & 0xFF
+                        for x, c in zip(self.v[a[1].n], self.v[a[2].n]))
+            self.v[a[0].n], self.tag[a[0].n] = out, None
+            return None
         if op == "vxor":
             p, q = self.v[a[1].n], self.v[a[2].n]
             tp, tq = self.tag[a[1].n], self.tag[a[2].n]
@@ -234,8 +270,8 @@ def parse(addr: int, text: str) -> Instr | None:
         return Instr("blr")
     if mnem == "lvsl":                                # lvsl vD, 0, rB
         return Instr("lvsl", (_operand(ops[0]), _operand(ops[2])))
-    if mnem in ("lxvd2x", "stxvd2x", "vperm", "vsldoi", "vmr", "vspltisb", "li", "addi", "cmpldi",
-                "vxor", "vadduqm") + AES_OPS:
+    if mnem in ("lxvd2x", "stxvd2x", "vperm", "vsldoi", "vmr", "vspltisb", "li", "addi", "cmpldi") \
+            + VV_OPS + AES_OPS:
         return Instr(mnem, tuple(_operand(o) for o in ops))
     raise DisassemblyError(f"{addr:#x}: instruction {mnem!r} is not one aesgen emits")
 

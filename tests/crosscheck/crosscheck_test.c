@@ -14,14 +14,16 @@
  * Variants, through their descriptor's functions (round keys in 64-byte
  * aligned buffers of AESGEN_MAX_SCHEDULE_BYTES; setkey must not write beyond
  * schedule_bytes):
- *   - ECB, CBC and (encryption) CTR over every block count 0..2*batch+1 and
- *     some larger ones, out of place at input/output offsets 0..15 and in
- *     place; bytes around the output, and the input of an out-of-place call,
- *     must be untouched; the CBC IV and CTR counter must come back advanced;
- *   - CBC and CTR split into two calls at every block of the small counts;
+ *   - ECB, CBC, (encryption) CTR and (where the variant has a loop for it) XTS
+ *     over every block count 0..2*batch+1 and some larger ones, out of place
+ *     at input/output offsets 0..15 and in place; bytes around the output, and
+ *     the input of an out-of-place call, must be untouched; the CBC IV, CTR
+ *     counter and XTS tweak must come back advanced (the XTS reference: the
+ *     reference variant's ECB whitened block by block);
+ *   - CBC, CTR and XTS split into two calls at every block of the small counts;
  *   - CTR counters whose 32-bit, 64-bit and 128-bit carries fall on every
  *     block of the call;
- *   - decryption variants must also invert the reference encryption.
+ *   - decryption variants must also invert the reference encryption (XTS too).
  * The public API (aesgen_force_backend + aesgen_init), for every backend this
  * CPU runs and for automatic dispatch, against the reference backend: ECB,
  * CBC split across calls, CTR at odd byte lengths split across calls at odd
@@ -115,8 +117,9 @@ static int check_reference(const aesgen_variant *ref)
 
 /* ------------------------------------------------------ variant against ref */
 
-enum { ECB = TS_VARIANT_ECB, CBC = TS_VARIANT_CBC, CTR = TS_VARIANT_CTR };
-static const char *const mode_name[] = {"ECB", "CBC", "CTR"};
+enum { ECB = TS_VARIANT_ECB, CBC = TS_VARIANT_CBC, CTR = TS_VARIANT_CTR, XTS = TS_VARIANT_XTS };
+static const char *const mode_name[] = {"ECB", "CBC", "CTR", "XTS"};
+static const char *const chain_name[] = {"", "iv", "counter", "tweak"};
 
 typedef struct vt {
     const aesgen_variant *v, *ref, *enc_ref; /* enc_ref: decryption variants only */
@@ -145,7 +148,7 @@ static void variant_case(const vt *t, int mode, size_t n, size_t in_off, size_t 
         at += snprintf(cs + at, sizeof cs - (size_t)at, ", two calls %lu+%lu", (unsigned long)split,
                        (unsigned long)(n - split));
     if (mode != ECB) {
-        at += snprintf(cs + at, sizeof cs - (size_t)at, ", %s ", mode == CBC ? "iv" : "counter");
+        at += snprintf(cs + at, sizeof cs - (size_t)at, ", %s ", chain_name[mode]);
         for (unsigned i = 0; i < 16 && at < (int)sizeof cs - 3; i++)
             at += snprintf(cs + at, sizeof cs - (size_t)at, "%02x", iv0[i]);
     }
@@ -175,8 +178,10 @@ static void variant_case(const vt *t, int mode, size_t n, size_t in_off, size_t 
     }
 
     ts_same(cs, "output", expected, out, len);
+    static const char *const after[] = {"", "IV after the call", "counter after the call",
+                                        "tweak after the call"};
     if (mode != ECB)
-        ts_same(cs, mode == CBC ? "IV after the call" : "counter after the call", iv_ref, iv_var, 16);
+        ts_same(cs, after[mode], iv_ref, iv_var, 16);
     if (in_place) {
         region_intact(cs, "buffer", region_in, GUARD + in_off, GUARD + in_off + len, used_in);
     } else {
@@ -262,7 +267,8 @@ static int check_variant(const aesgen_variant *v)
     t.rk_v = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
     t.rk_r = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
     t.rk_e = aligned_alloc64(AESGEN_MAX_SCHEDULE_BYTES);
-    const int modes = v->direction == 0 ? 3 : 2;
+    /* ECB, CBC, CTR (encryption), XTS (where the variant has a loop for it) */
+    const int modes = v->xts != NULL ? 4 : v->direction == 0 ? 3 : 2;
 
     for (unsigned k = 0; k < 3; k++) {
         t.key_index = k;
@@ -300,6 +306,8 @@ static int check_variant(const aesgen_variant *v)
                 if (count == MAX_BLOCKS && p != 2)
                     continue;
                 for (int m = 0; m < modes; m++) {
+                    if (m == CTR && v->direction != 0)
+                        continue;
                     ts_rng_bytes(&rng, iv, 16);
                     variant_case(&t, m, count, placements[p].in_off, placements[p].out_off,
                                  placements[p].in_place, 0, iv, "");
@@ -308,6 +316,8 @@ static int check_variant(const aesgen_variant *v)
             if (t.enc_ref) {
                 roundtrip_case(&t, ECB, count);
                 roundtrip_case(&t, CBC, count);
+                if (v->xts)
+                    roundtrip_case(&t, XTS, count);
             }
         }
 
@@ -315,6 +325,8 @@ static int check_variant(const aesgen_variant *v)
         for (size_t n = 2; n <= small_max; n++)
             for (size_t s = 1; s < n; s++)
                 for (int m = CBC; m < modes; m++) {
+                    if (m == CTR && v->direction != 0)
+                        continue;
                     ts_rng_bytes(&rng, iv, 16);
                     variant_case(&t, m, n, 3, 9, 0, s, iv, "");
                     if (k == 0) {
@@ -350,8 +362,8 @@ static int check_variant(const aesgen_variant *v)
     free(t.rk_e);
 
     char what[160];
-    snprintf(what, sizeof what, "%s%s, 0..%lu blocks and up to %d, offsets, in place, splits%s%s",
-             v->direction == 0 ? "ECB CBC CTR" : "ECB CBC",
+    snprintf(what, sizeof what, "%s%s%s, 0..%lu blocks and up to %d, offsets, in place, splits%s%s",
+             v->direction == 0 ? "ECB CBC CTR" : "ECB CBC", v->xts ? " XTS" : "",
              v == ref ? " (itself in one aligned call)" : "", (unsigned long)small_max, MAX_BLOCKS,
              v->direction == 0 ? ", counter carries" : "", t.enc_ref ? ", inverts encryption" : "");
     return ts_subject_end(what);

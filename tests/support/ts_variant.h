@@ -20,8 +20,11 @@
 const aesgen_variant *ts_reference_variant(unsigned key_bits, int direction);
 
 /* A descriptor's mode functions, through the runtime's aesgen_variant_ecb/cbc/ctr (the
- * whole contract of aesgen_variant.h): ECB over n blocks, CBC and CTR chaining through iv. */
-enum { TS_VARIANT_ECB, TS_VARIANT_CBC, TS_VARIANT_CTR };
+ * whole contract of aesgen_variant.h): ECB over n blocks, CBC and CTR chaining through iv.
+ * XTS: the variant's xts loop, iv the first block's (encrypted) tweak, left holding the
+ * next one's; a variant without one is whitened block by block around its ECB here
+ * (the reference). */
+enum { TS_VARIANT_ECB, TS_VARIANT_CBC, TS_VARIANT_CTR, TS_VARIANT_XTS };
 void ts_variant_run(const aesgen_variant *v, const uint8_t *rk, int mode, uint8_t *out,
                     const uint8_t *in, size_t n, uint8_t iv[16]);
 

@@ -31,7 +31,7 @@ void aesgen_aes256_enc__riscv64_zkn_x2_cbc(const void *rk, uint8_t *out, const u
    and leaves counter[] as it was (ctr_low64). */
 void aesgen_aes256_enc__riscv64_zkn_x2_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
-   tweak and is left holding the next block's. Uses out as scratch (see aesgen_variant.h). */
+   tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes256_enc__riscv64_zkn_x2_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
 /* Writes the round keys; reads the key from an 8-byte aligned buffer. */

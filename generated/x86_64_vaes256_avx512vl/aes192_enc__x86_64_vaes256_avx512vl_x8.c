@@ -28,7 +28,7 @@ void aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc(const void *rk, uint8_t *
    and leaves counter[] as it was (ctr_low64). */
 void aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
-   tweak and is left holding the next block's. Uses out as scratch (see aesgen_variant.h). */
+   tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
 /* Round keys as the AES instructions read them: 208 bytes

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 0 for the native word (and for hardware variants), 1 narrower, 2 wider. */
 static unsigned width_fit(const aesgen_variant *v)
@@ -58,8 +59,13 @@ void ts_variant_run(const aesgen_variant *v, const uint8_t *rk, int mode, uint8_
 {
     /* through the runtime, which does what a variant leaves to its caller (ctr_low64, align) */
     if (mode == TS_VARIANT_XTS) {
-        if (v->xts != NULL && v->align == 0) /* xts.c calls it only so too */
-            v->xts(rk, out, in, n, iv);
+        /* xts.c calls it only so too (the tweak buffer is the caller's, aligned) */
+        if (v->xts != NULL && (v->align == 0 || ((uintptr_t)out | (uintptr_t)in) % v->align == 0)) {
+            _Alignas(16) uint8_t tweak[16];
+            memcpy(tweak, iv, 16);
+            v->xts(rk, out, in, n, tweak);
+            memcpy(iv, tweak, 16);
+        }
         else
             xts_by_blocks(v, rk, out, in, n, iv);
     } else if (mode == TS_VARIANT_ECB)

@@ -227,7 +227,7 @@ def parser() -> argparse.ArgumentParser:
                                    "install the profile in generator/profiles/ and regenerate the output folder.")
     common(p, out=True)
     p.add_argument("--target", required=True, help="the target to sweep (see `list`)")
-    p.add_argument("--modes", default="ecb,ctr", help="modes that score a variant: ecb, ctr, cbc (default ecb,ctr)")
+    p.add_argument("--modes", default="ecb,ctr", help="modes that score a variant: ecb, ctr, cbc, xts (default ecb,ctr)")
     p.add_argument("--key-sizes", default="128,192,256", help="comma list (default 128,192,256)")
     p.add_argument("--space", action="append", metavar="NAME=V1,V2",
                    help="values to sweep for one parameter, e.g. interleave=1,2,4,8 (repeatable)")

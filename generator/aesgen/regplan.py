@@ -54,6 +54,10 @@ class Need:
                                 # or "all" (every round: nothing to borrow from)
     first_key: int = 0          # the round whose key is key 0 here (1 when k0 lives elsewhere)
 
+    def __str__(self) -> str:
+        return (f"{self.data} data, {self.aux} loop-carried, {self.temps} temporaries "
+                f"({self.temp_phase}), {self.keys} round keys")
+
 
 @dataclass
 class Plan:

@@ -231,6 +231,19 @@ def _sweep_unavailable() -> str | None:
 
 
 @unittest.skipIf(_sweep_unavailable(), _sweep_unavailable() or "")
+class ModeChecks(unittest.TestCase):
+    def test_xts_scores_aes128_and_aes256_only_and_unknown_modes_are_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = aesgen("tune", "--target", "x86_64-aesni", "--modes", "xts", "--key-sizes", "128,192",
+                       "--scratch", tmp)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("XTS is AES-128 and AES-256 only", r.stderr)
+            r = aesgen("tune", "--target", "x86_64-aesni", "--modes", "gcm", "--key-sizes", "128",
+                       "--scratch", tmp)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("'gcm' is not ecb, ctr, cbc or xts", r.stderr)
+
+
 class TinySweep(unittest.TestCase):
     """Two points (interleave 1 and 2), AES-128, ECB: builds, verifies, times, applies."""
 

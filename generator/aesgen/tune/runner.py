@@ -44,7 +44,7 @@ from . import host, points as points_mod
 FORMAT = "aesgen-tune-results/1"
 # Operations each mode contributes, per direction (CTR only encrypts).
 MODE_OPS = {"ecb": {"enc": "ecb-enc", "dec": "ecb-dec"}, "ctr": {"enc": "ctr"},
-            "cbc": {"enc": "cbc-enc", "dec": "cbc-dec"}}
+            "cbc": {"enc": "cbc-enc", "dec": "cbc-dec"}, "xts": {"enc": "xts-enc", "dec": "xts-dec"}}
 
 
 class TuneError(AesgenError):
@@ -112,7 +112,9 @@ class Sweep:
                             f"{platform.machine()}: its points can be model-checked (generate) but not timed here")
         for m in settings.modes:
             if m not in MODE_OPS:
-                raise TuneError(f"--modes: {m!r} is not ecb, ctr or cbc")
+                raise TuneError(f"--modes: {m!r} is not ecb, ctr, cbc or xts")
+        if "xts" in settings.modes and 192 in settings.key_bits:
+            raise TuneError("--modes xts: XTS is AES-128 and AES-256 only; leave 192 out of --key-sizes")
         for k in settings.key_bits:
             if k not in self.target.sections["variants"]["key_bits"]:
                 raise TuneError(f"--key-sizes: {self.target.name} does not emit AES-{k}")

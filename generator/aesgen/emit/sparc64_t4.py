@@ -326,8 +326,10 @@ def emit_xts(em: LoopEmitter) -> None:
     and cross-byte carries, about 16 instructions against the 11 of product and
     conversion here.
     The converted tweaks stay in registers to the final XOR (4 per two blocks), which is
-    what limits the loop to XTS_MAX_INTERLEAVE. Branches and addresses depend only on
-    the block count."""
+    what limits the loop to XTS_MAX_INTERLEAVE. At interleave 2: data %o0-%o3, mask and
+    carry %o4/%o5, converted tweaks %l4-%l7, the running tweak %l2/%l3 (AUX), k0 in
+    %l0/%l1 as in every loop; %i5 is left. Branches and addresses depend only on the
+    block count."""
     a = em.asm
     n = len(em.plan.data) // 2
     tlo, thi = AUX

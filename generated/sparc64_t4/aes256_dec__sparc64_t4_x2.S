@@ -11,7 +11,8 @@
  * Interleave: 2 blocks per loop iteration, then one at a time.
  * ecb: borrow: round keys k1..k14 all resident; temporaries borrow the registers of k14 until k1 is spent, then those of k1; each lender is reloaded after its last borrower dies; 4 data, 0 loop-carried, 2 temporaries; 32 of 32 registers.
  * cbc: borrow: round keys k1..k14 all resident; temporaries borrow the registers of k14 until k1 is spent, then those of k1; each lender is reloaded after its last borrower dies; 4 data, 0 loop-carried, 2 temporaries; 32 of 32 registers.
- * Verified: the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every loop 28 times: block counts 0, 1, 2, 3, 4, 5, 6, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round-key half it names and every load and store aligned.
+ * xts: borrow: round keys k1..k14 all resident; temporaries borrow the registers of k14 until k1 is spent, then those of k1; each lender is reloaded after its last borrower dies; 4 data, 0 loop-carried, 2 temporaries; 32 of 32 registers.
+ * Verified: the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every loop 42 times: block counts 0, 1, 2, 3, 4, 5, 6, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round-key half it names and every load and store aligned.
  */
 
 #if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
@@ -467,6 +468,239 @@ aesgen_aes256_dec__sparc64_t4_x2_cbc:
 	restore
 	.cfi_endproc
 	.size aesgen_aes256_dec__sparc64_t4_x2_cbc, .-aesgen_aes256_dec__sparc64_t4_x2_cbc
+
+/* xts: borrow: round keys k1..k14 all resident; temporaries borrow the registers of k14 until k1 is spent, then those of k1; each lender is reloaded after its last borrower dies; 4 data, 0 loop-carried, 2 temporaries; 32 of 32 registers; 84 AES instructions, 32 round-key loads. */
+	.globl aesgen_aes256_dec__sparc64_t4_x2_xts
+	.hidden aesgen_aes256_dec__sparc64_t4_x2_xts
+	.type aesgen_aes256_dec__sparc64_t4_x2_xts, #function
+	.p2align 5
+aesgen_aes256_dec__sparc64_t4_x2_xts:
+	.cfi_startproc
+	save %sp, -176, %sp	! a register window: %i0-%i4 are the arguments
+	.cfi_window_save
+	.cfi_register %o7, %i7
+	.cfi_def_cfa_register %fp
+	ldx [%i0], %l0	! k0 stays in integer registers
+	ldx [%i0+8], %l1
+	ldd [%i0+16], %f8	! k1
+	ldd [%i0+24], %f10
+	ldd [%i0+32], %f12	! k2
+	ldd [%i0+40], %f14
+	ldd [%i0+48], %f16	! k3
+	ldd [%i0+56], %f18
+	ldd [%i0+64], %f20	! k4
+	ldd [%i0+72], %f22
+	ldd [%i0+80], %f24	! k5
+	ldd [%i0+88], %f26
+	ldd [%i0+96], %f28	! k6
+	ldd [%i0+104], %f30
+	ldd [%i0+112], %f32	! k7
+	ldd [%i0+120], %f34
+	ldd [%i0+128], %f36	! k8
+	ldd [%i0+136], %f38
+	ldd [%i0+144], %f40	! k9
+	ldd [%i0+152], %f42
+	ldd [%i0+160], %f44	! k10
+	ldd [%i0+168], %f46
+	ldd [%i0+176], %f48	! k11
+	ldd [%i0+184], %f50
+	ldd [%i0+192], %f52	! k12
+	ldd [%i0+200], %f54
+	ldd [%i0+208], %f56	! k13
+	ldd [%i0+216], %f58
+	ldd [%i0+224], %f60	! k14
+	ldd [%i0+232], %f62
+	ldxa [%i4] 0x88, %l2	! the tweak as a little-endian number: bytes 0-7
+	add %i4, 8, %o5
+	ldxa [%o5] 0x88, %l3	! bytes 8-15
+	cmp %i3, 2
+	blu,pn %xcc, .Laesgen_aes256_dec__sparc64_t4_x2_xts_tail
+	nop
+.Laesgen_aes256_dec__sparc64_t4_x2_xts_loop:
+	ldx [%i2], %o0
+	ldx [%i2+8], %o1
+	ldx [%i2+16], %o2
+	ldx [%i2+24], %o3
+	stxa %l2, [%i1] 0x88	! block 0's tweak through out's first bytes
+	ldx [%i1], %l4	! back in the data's byte order
+	stxa %l3, [%i1] 0x88
+	ldx [%i1], %l5
+	srax %l3, 63, %o4	! bit 127 as a mask
+	srlx %l2, 63, %o5	! bit 63, into the high half
+	sllx %l3, 1, %l3
+	and %o4, 135, %o4	! 0x87
+	sllx %l2, 1, %l2
+	or %l3, %o5, %l3
+	xor %l2, %o4, %l2
+	xor %o0, %l4, %o0
+	xor %o1, %l5, %o1
+	stxa %l2, [%i1] 0x88	! block 1's tweak through out's first bytes
+	ldx [%i1], %l6	! back in the data's byte order
+	stxa %l3, [%i1] 0x88
+	ldx [%i1], %l7
+	srax %l3, 63, %o4	! bit 127 as a mask
+	srlx %l2, 63, %o5	! bit 63, into the high half
+	sllx %l3, 1, %l3
+	and %o4, 135, %o4	! 0x87
+	sllx %l2, 1, %l2
+	or %l3, %o5, %l3
+	xor %l2, %o4, %l2
+	xor %o2, %l6, %o2
+	xor %o3, %l7, %o3
+	xor %o0, %l0, %o0
+	xor %o1, %l1, %o1
+	movxtod %o0, %f0
+	movxtod %o1, %f2
+	xor %o2, %l0, %o2
+	xor %o3, %l1, %o3
+	movxtod %o2, %f4
+	movxtod %o3, %f6
+	aes_dround01 %f8, %f0, %f2, %f60
+	aes_dround23 %f10, %f0, %f2, %f2
+	aes_dround01 %f8, %f4, %f6, %f62
+	aes_dround23 %f10, %f4, %f6, %f6
+	aes_dround01 %f12, %f60, %f2, %f0
+	aes_dround23 %f14, %f60, %f2, %f2
+	aes_dround01 %f12, %f62, %f6, %f4
+	aes_dround23 %f14, %f62, %f6, %f6
+	aes_dround01 %f16, %f0, %f2, %f8
+	ldd [%i0+224], %f60	! reload k14 (lent to temporaries)
+	aes_dround23 %f18, %f0, %f2, %f2
+	ldd [%i0+232], %f62
+	aes_dround01 %f16, %f4, %f6, %f10
+	aes_dround23 %f18, %f4, %f6, %f6
+	aes_dround01 %f20, %f8, %f2, %f0
+	aes_dround23 %f22, %f8, %f2, %f2
+	aes_dround01 %f20, %f10, %f6, %f4
+	aes_dround23 %f22, %f10, %f6, %f6
+	aes_dround01 %f24, %f0, %f2, %f8
+	aes_dround23 %f26, %f0, %f2, %f2
+	aes_dround01 %f24, %f4, %f6, %f10
+	aes_dround23 %f26, %f4, %f6, %f6
+	aes_dround01 %f28, %f8, %f2, %f0
+	aes_dround23 %f30, %f8, %f2, %f2
+	aes_dround01 %f28, %f10, %f6, %f4
+	aes_dround23 %f30, %f10, %f6, %f6
+	aes_dround01 %f32, %f0, %f2, %f8
+	aes_dround23 %f34, %f0, %f2, %f2
+	aes_dround01 %f32, %f4, %f6, %f10
+	aes_dround23 %f34, %f4, %f6, %f6
+	aes_dround01 %f36, %f8, %f2, %f0
+	aes_dround23 %f38, %f8, %f2, %f2
+	aes_dround01 %f36, %f10, %f6, %f4
+	aes_dround23 %f38, %f10, %f6, %f6
+	aes_dround01 %f40, %f0, %f2, %f8
+	aes_dround23 %f42, %f0, %f2, %f2
+	aes_dround01 %f40, %f4, %f6, %f10
+	aes_dround23 %f42, %f4, %f6, %f6
+	aes_dround01 %f44, %f8, %f2, %f0
+	aes_dround23 %f46, %f8, %f2, %f2
+	aes_dround01 %f44, %f10, %f6, %f4
+	aes_dround23 %f46, %f10, %f6, %f6
+	aes_dround01 %f48, %f0, %f2, %f8
+	aes_dround23 %f50, %f0, %f2, %f2
+	aes_dround01 %f48, %f4, %f6, %f10
+	aes_dround23 %f50, %f4, %f6, %f6
+	aes_dround01 %f52, %f8, %f2, %f0
+	aes_dround23 %f54, %f8, %f2, %f2
+	aes_dround01 %f52, %f10, %f6, %f4
+	aes_dround23 %f54, %f10, %f6, %f6
+	aes_dround01 %f56, %f0, %f2, %f8
+	aes_dround23 %f58, %f0, %f2, %f2
+	aes_dround01 %f56, %f4, %f6, %f10
+	aes_dround23 %f58, %f4, %f6, %f6
+	aes_dround01_l %f60, %f8, %f2, %f0
+	aes_dround23_l %f62, %f8, %f2, %f2
+	aes_dround01_l %f60, %f10, %f6, %f4
+	aes_dround23_l %f62, %f10, %f6, %f6
+	ldd [%i0+16], %f8	! reload k1 (lent to temporaries)
+	ldd [%i0+24], %f10
+	movdtox %f0, %o0
+	movdtox %f2, %o1
+	movdtox %f4, %o2
+	movdtox %f6, %o3
+	xor %o0, %l4, %o0
+	xor %o1, %l5, %o1
+	xor %o2, %l6, %o2
+	xor %o3, %l7, %o3
+	stx %o0, [%i1]
+	stx %o1, [%i1+8]
+	stx %o2, [%i1+16]
+	stx %o3, [%i1+24]
+	add %i2, 32, %i2
+	sub %i3, 2, %i3
+	cmp %i3, 2
+	bgeu,pt %xcc, .Laesgen_aes256_dec__sparc64_t4_x2_xts_loop
+	add %i1, 32, %i1	! delay slot
+.Laesgen_aes256_dec__sparc64_t4_x2_xts_tail:
+	brz,pn %i3, .Laesgen_aes256_dec__sparc64_t4_x2_xts_done
+	nop
+.Laesgen_aes256_dec__sparc64_t4_x2_xts_block:
+	ldx [%i2], %o0
+	ldx [%i2+8], %o1
+	stxa %l2, [%i1] 0x88	! block 0's tweak through out's first bytes
+	ldx [%i1], %l4	! back in the data's byte order
+	stxa %l3, [%i1] 0x88
+	ldx [%i1], %l5
+	srax %l3, 63, %o4	! bit 127 as a mask
+	srlx %l2, 63, %o5	! bit 63, into the high half
+	sllx %l3, 1, %l3
+	and %o4, 135, %o4	! 0x87
+	sllx %l2, 1, %l2
+	or %l3, %o5, %l3
+	xor %l2, %o4, %l2
+	xor %o0, %l4, %o0
+	xor %o1, %l5, %o1
+	xor %o0, %l0, %o0
+	xor %o1, %l1, %o1
+	movxtod %o0, %f0
+	movxtod %o1, %f2
+	aes_dround01 %f8, %f0, %f2, %f4
+	aes_dround23 %f10, %f0, %f2, %f2
+	aes_dround01 %f12, %f4, %f2, %f0
+	aes_dround23 %f14, %f4, %f2, %f2
+	aes_dround01 %f16, %f0, %f2, %f4
+	aes_dround23 %f18, %f0, %f2, %f2
+	aes_dround01 %f20, %f4, %f2, %f0
+	aes_dround23 %f22, %f4, %f2, %f2
+	aes_dround01 %f24, %f0, %f2, %f4
+	aes_dround23 %f26, %f0, %f2, %f2
+	aes_dround01 %f28, %f4, %f2, %f0
+	aes_dround23 %f30, %f4, %f2, %f2
+	aes_dround01 %f32, %f0, %f2, %f4
+	aes_dround23 %f34, %f0, %f2, %f2
+	aes_dround01 %f36, %f4, %f2, %f0
+	aes_dround23 %f38, %f4, %f2, %f2
+	aes_dround01 %f40, %f0, %f2, %f4
+	aes_dround23 %f42, %f0, %f2, %f2
+	aes_dround01 %f44, %f4, %f2, %f0
+	aes_dround23 %f46, %f4, %f2, %f2
+	aes_dround01 %f48, %f0, %f2, %f4
+	aes_dround23 %f50, %f0, %f2, %f2
+	aes_dround01 %f52, %f4, %f2, %f0
+	aes_dround23 %f54, %f4, %f2, %f2
+	aes_dround01 %f56, %f0, %f2, %f4
+	aes_dround23 %f58, %f0, %f2, %f2
+	aes_dround01_l %f60, %f4, %f2, %f0
+	aes_dround23_l %f62, %f4, %f2, %f2
+	movdtox %f0, %o0
+	movdtox %f2, %o1
+	xor %o0, %l4, %o0
+	xor %o1, %l5, %o1
+	stx %o0, [%i1]
+	stx %o1, [%i1+8]
+	add %i2, 16, %i2
+	sub %i3, 1, %i3
+	brnz,pt %i3, .Laesgen_aes256_dec__sparc64_t4_x2_xts_block
+	add %i1, 16, %i1	! delay slot
+.Laesgen_aes256_dec__sparc64_t4_x2_xts_done:
+	stxa %l2, [%i4] 0x88	! the next block's tweak
+	add %i4, 8, %o5
+	stxa %l3, [%o5] 0x88
+	ret
+	restore
+	.cfi_endproc
+	.size aesgen_aes256_dec__sparc64_t4_x2_xts, .-aesgen_aes256_dec__sparc64_t4_x2_xts
 #endif
 
 #if defined(__ELF__)

@@ -41,7 +41,11 @@
  *      FIPS-197 appendix C; ECB, CBC and CTR over 0..40 blocks (and 65, 97),
  *      out of place at input/output offsets 0..15 (the misaligned ones go
  *      through the wrappers' bounce buffers), in place, in two calls, CTR
- *      counters carrying out of the low 64 bits and wrapping at 2^128. Each
+ *      counters carrying out of the low 64 bits and wrapping at 2^128; the
+ *      xts loop called directly over 0..40 blocks (and 65, 97) at 8-byte
+ *      aligned offsets, in place and not, in two calls, the tweak left in
+ *      tweak[] compared with the reference whitened around the portable ECB
+ *      (misaligned buffers: the ECB fallback xts.c takes). Each
  *      call must emulate exactly 2*Nr AES instructions per block, which shows
  *      the T4 code (not something else) produced the output.
  *   5. Every __sparc64_vis3 GHASH variant, called through its descriptor (the
@@ -127,8 +131,9 @@ static uint8_t *alloc64(size_t n)
 /* The reference: ts_reference_variant, the feature-free variant dispatch would
  * prefer (as aesgen_crosscheck). */
 
-enum { ECB = TS_VARIANT_ECB, CBC = TS_VARIANT_CBC, CTR = TS_VARIANT_CTR };
-static const char *const mode_name[] = {"ECB", "CBC", "CTR"};
+enum { ECB = TS_VARIANT_ECB, CBC = TS_VARIANT_CBC, CTR = TS_VARIANT_CTR, XTS = TS_VARIANT_XTS };
+static const char *const mode_name[] = {"ECB", "CBC", "CTR", "XTS"};
+static const char *const iv_name[] = {"", "iv", "counter", "tweak"};
 
 typedef struct {
     const aesgen_variant *v, *ref;
@@ -153,6 +158,24 @@ static void known_answer(const subject *t)
     }
 }
 
+/* The variant under test. XTS: xts.c and ts_variant_run call the loop when the
+ * buffers have the alignment the variant declares (8 here) and whiten around its
+ * ECB otherwise. An aligned case calls the loop directly, so that it surely runs
+ * (with the tweak in an aligned copy); a misaligned one takes ts_variant_run's
+ * fallback, as xts.c would. */
+static void run_subject(const subject *t, int mode, uint8_t *out, const uint8_t *in, size_t n, uint8_t iv[16])
+{
+    const uintptr_t align = t->v->align ? t->v->align : 1;
+    if (mode != XTS || t->v->xts == NULL || (((uintptr_t)out | (uintptr_t)in) & (align - 1)) != 0) {
+        ts_variant_run(t->v, t->rk_v, mode, out, in, n, iv);
+        return;
+    }
+    _Alignas(16) uint64_t tweak[2];
+    memcpy(tweak, iv, 16);
+    t->v->xts(t->rk_v, out, in, n, (uint8_t *)tweak);
+    memcpy(iv, tweak, 16);
+}
+
 /* One case: n random blocks through the variant (in place, or from in_off to
  * out_off; in two calls when split > 0) against the reference in one call. */
 static void variant_case(const subject *t, int mode, size_t n, size_t in_off, size_t out_off, int in_place,
@@ -171,7 +194,7 @@ static void variant_case(const subject *t, int mode, size_t n, size_t in_off, si
         at += snprintf(cs + at, sizeof cs - (size_t)at, ", two calls %lu+%lu", (unsigned long)split,
                        (unsigned long)(n - split));
     if (mode != ECB) {
-        at += snprintf(cs + at, sizeof cs - (size_t)at, ", %s ", mode == CBC ? "iv" : "counter");
+        at += snprintf(cs + at, sizeof cs - (size_t)at, ", %s ", iv_name[mode]);
         for (unsigned i = 0; i < 16; i++)
             at += snprintf(cs + at, sizeof cs - (size_t)at, "%02x", iv0[i]);
     }
@@ -196,10 +219,10 @@ static void variant_case(const subject *t, int mode, size_t n, size_t in_off, si
     memcpy(iv_var, iv0, 16);
     before = count(ROUNDS_MASK);
     if (split) {
-        ts_variant_run(t->v, t->rk_v, mode, out, in, split, iv_var);
-        ts_variant_run(t->v, t->rk_v, mode, out + 16 * split, in + 16 * split, n - split, iv_var);
+        run_subject(t, mode, out, in, split, iv_var);
+        run_subject(t, mode, out + 16 * split, in + 16 * split, n - split, iv_var);
     } else {
-        ts_variant_run(t->v, t->rk_v, mode, out, in, n, iv_var);
+        run_subject(t, mode, out, in, n, iv_var);
     }
     const unsigned long ran = count(ROUNDS_MASK) - before, want = 2ul * t->rounds * n;
     if (ran != want)
@@ -207,7 +230,8 @@ static void variant_case(const subject *t, int mode, size_t n, size_t in_off, si
 
     ts_same(cs, "output", expected, out, len);
     if (mode != ECB)
-        ts_same(cs, mode == CBC ? "IV after the call" : "counter after the call", iv_ref, iv_var, 16);
+        ts_same(cs, mode == CBC ? "IV after the call" : mode == CTR ? "counter after the call" : "tweak after the call",
+                iv_ref, iv_var, 16);
     if (in_place) {
         region_intact(cs, "buffer", region_in, GUARD + in_off, GUARD + in_off + len, used_in);
     } else {
@@ -248,8 +272,40 @@ static void variant_key_cases(const subject *t, int full)
                 variant_case(t, m, n, pl[p].in_off, pl[p].out_off, pl[p].in_place, 0, iv, "");
             }
         }
+    /* XTS: the loop itself at 8-byte aligned placements, the fallback at the last,
+     * misaligned one (see run_subject). */
+    if (t->v->xts != NULL)
+        for (size_t n = 0; n <= 40; n++) {
+            const struct {
+                size_t in_off, out_off;
+                int in_place;
+            } pl[5] = {{0, 0, 0}, {8, 8 * (n % 2), 0}, {0, 0, 1}, {8, 8, 1}, {1 + n % 15, (3 + 5 * n) % 16, 0}};
+            for (unsigned p = 0; p < 5; p++) {
+                if (k > 0 && p >= 2)
+                    continue;
+                ts_rng_bytes(&rng, iv, 16);
+                variant_case(t, XTS, n, pl[p].in_off, pl[p].out_off, pl[p].in_place, 0, iv, "");
+            }
+        }
     if (!full)
         return;
+
+    if (t->v->xts != NULL) {
+        static const size_t xts_large[] = {65, MAX_BLOCKS}, xts_splits[] = {1, 2, 3, 8, 31, 39};
+        for (unsigned i = 0; k == 0 && i < 2; i++) {
+            ts_rng_bytes(&rng, iv, 16);
+            variant_case(t, XTS, xts_large[i], 0, 8, 0, 0, iv, "");
+            ts_rng_bytes(&rng, iv, 16);
+            variant_case(t, XTS, xts_large[i], 8, 8, 1, 0, iv, "");
+        }
+        /* Two calls: the tweak must chain through tweak[]. */
+        for (unsigned i = 0; i < sizeof xts_splits / sizeof xts_splits[0]; i++) {
+            ts_rng_bytes(&rng, iv, 16);
+            variant_case(t, XTS, 40, 8, 0, 0, xts_splits[i], iv, "");
+            ts_rng_bytes(&rng, iv, 16);
+            variant_case(t, XTS, 40, 0, 0, 1, xts_splits[i], iv, "");
+        }
+    }
 
     if (k == 0) {
         /* Every offset pair at 3 blocks; in place at every offset, also across

@@ -14,6 +14,9 @@ and the later ones in k1's, so each iteration reloads two round keys (4 ldd) whe
 and OpenSSL reload four (8 ldd). The one-block tail uses the idle data registers
 instead and reloads nothing.
 
+XTS keeps the running tweak little-endian in two integer registers (ldxa/stxa with
+ASI_PL) and turns each block's copy into the data's byte order through out (emit_xts).
+
 No emulator runs these opcodes, so the model (machine/sparc64.py) is the proof: every
 function runs in it at every block-count residue, and `verify_assembled` runs the
 machine code binutils produces as well.
@@ -24,10 +27,10 @@ from __future__ import annotations
 from .. import reference
 from ..machine import sparc64 as machine
 from ..machine.abi import SPARCV9
-from ..machine.sparc64 import KEXPAND, F, Mem, R, render
-from ..regplan import Need, Plan
+from ..machine.sparc64 import ASI_PL, KEXPAND, F, Mem, R, render
+from ..regplan import Need, Plan, PlanError
 from ..targets import Field, Target
-from .hwloop import Asm, BlockLoop, Built, HwLoopEmitter
+from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter
 
 FRAME = SPARCV9.stack_bytes // 2  # the smallest V9 frame: register save area and argument slots
 # after `save`, the caller's argument registers %o0-%o4 are ours as %i0-%i4
@@ -36,6 +39,10 @@ K0 = (R("l0"), R("l1"))           # round key 0, both halves
 AUX = (R("l2"), R("l3"))          # the CBC chaining block, or the CTR counter
 SCRATCH = tuple(R(n) for n in ("o0", "o1", "o2", "o3", "o4", "o5", "l4", "l5", "l6", "l7", "i5"))
 MAX_INTERLEAVE = (len(SCRATCH) - 2) // 2
+XTS_POLY = 0x87                   # x^128 reduced (IEEE 1619: the tweak's bytes little-endian)
+# XTS: per block its data pair and its tweak in the data's byte order, plus a mask and a
+# carry; the running tweak lives in AUX
+XTS_MAX_INTERLEAVE = (len(SCRATCH) - 2) // 4
 
 
 class LoopEmitter(BlockLoop):
@@ -284,6 +291,83 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
     em.ret()
 
 
+def times_x(em: LoopEmitter, tweak: tuple[R, R], scratch: tuple[R, R]) -> None:
+    """tweak = tweak * x in GF(2^128), in place, on (lo, hi) = bytes 0-7 and 8-15 read
+    little-endian: the 128-bit shift left by one, and 0x87 into lo under a mask of bit
+    127 made by srax (all ones or zero: no branch, no address). 7 instructions."""
+    (lo, hi), (m, c) = tweak, scratch
+    em.asm("srax", m, hi, 63, note="bit 127 as a mask")
+    em.asm("srlx", c, lo, 63, note="bit 63, into the high half")
+    em.asm("sllx", hi, hi, 1)
+    em.asm("and", m, m, XTS_POLY, note="0x87")
+    em.asm("sllx", lo, lo, 1)
+    em.asm("or", hi, hi, c)
+    em.asm("xor", lo, lo, m)
+
+
+def emit_xts(em: LoopEmitter) -> None:
+    """XTS over whole blocks of one data unit: C_j = E(P_j ^ T_j) ^ T_j, T_j = T * x^j
+    (decryption the same with the inverse cipher).
+
+    The product needs T as a little-endian number, the XORs need it in the data's (ldx,
+    big-endian) order, and SPARC has no byte reverse in the integer unit. The running
+    tweak stays little-endian in AUX (ldxa/stxa ASI_PL at entry and exit) and is doubled
+    there; each block's copy in data order comes from storing it with stxa ASI_PL and
+    reading it back with ldx. The slot is out's first 8 bytes (the contract lets the loop
+    use out as scratch), written only after the iteration's inputs are loaded, so out ==
+    in is fine, and only [rs1] addressing is needed (an immediate ASI has no offset form).
+    Per block: 2 stxa + 2 ldx + 7 for the product + 2 XORs in and 2 out, and movdtox/stx
+    instead of std: 25 instructions around the rounds, ECB's 8 plus 17. The other
+    orders cost no fewer: loading the data little-endian (ldxa) and XORing there needs
+    the whitened block stored and reloaded with ldd into the FPU, and the result stored,
+    reloaded with ldxa, XORed and stored with stxa: also 18 around the rounds besides the
+    product, but four round trips through memory a block, each half at its own [rs1 +
+    rs2] address; doubling T in data order is a byte-wise shift with two 64-bit masks
+    and cross-byte carries, about 16 instructions against the 11 of product and
+    conversion here.
+    The converted tweaks stay in registers to the final XOR (4 per two blocks), which is
+    what limits the loop to XTS_MAX_INTERLEAVE. At interleave 2: data %o0-%o3, mask and
+    carry %o4/%o5, converted tweaks %l4-%l7, the running tweak %l2/%l3 (AUX), k0 in
+    %l0/%l1 as in every loop; %i5 is left. Branches and addresses depend only on the
+    block count."""
+    a = em.asm
+    n = len(em.plan.data) // 2
+    tlo, thi = AUX
+    scratch = (SCRATCH[2 * n], SCRATCH[2 * n + 1])
+    data_order = [(SCRATCH[2 * n + 2 + 2 * j], SCRATCH[2 * n + 3 + 2 * j]) for j in range(n)]
+
+    def setup():
+        a("ldxa", tlo, Mem(IV), ASI_PL, note="the tweak as a little-endian number: bytes 0-7")
+        a("add", scratch[1], IV, 8)
+        a("ldxa", thi, Mem(scratch[1]), ASI_PL, note="bytes 8-15")
+
+    def body(regs, shape=None):
+        blocks = em.blocks(regs)
+        pairs = em.scratch_pairs(len(blocks))
+        em.load_pairs(pairs, IN)          # every input first: the slot below is in's first block in place
+        for j, ((hi, lo), (thi_d, tlo_d)) in enumerate(zip(pairs, data_order)):
+            a("stxa", Mem(OUT), tlo, ASI_PL, note=f"block {j}'s tweak through out's first bytes")
+            a("ldx", thi_d, Mem(OUT), note="back in the data's byte order")
+            a("stxa", Mem(OUT), thi, ASI_PL)
+            a("ldx", tlo_d, Mem(OUT))
+            times_x(em, (tlo, thi), scratch)
+            a("xor", hi, hi, thi_d)
+            a("xor", lo, lo, tlo_d)
+        em.whiten_into_fpu(blocks, pairs)
+        em.rounds(blocks)
+        em.out_of_fpu(blocks, pairs)
+        for (hi, lo), (thi_d, tlo_d) in zip(pairs, data_order):
+            a("xor", hi, hi, thi_d)
+            a("xor", lo, lo, tlo_d)
+        em.store_pairs(pairs, OUT)
+
+    def finish():
+        a("stxa", Mem(IV), tlo, ASI_PL, note="the next block's tweak")
+        a("add", scratch[1], IV, 8)
+        a("stxa", Mem(scratch[1]), thi, ASI_PL)
+    em.parallel(body, setup, finish)
+
+
 def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
     """The key schedule with aes_kexpand: double k holds words 2k, 2k+1, and each new
     double comes from the one Nk words back and the one just before. Decryption stores
@@ -321,7 +405,12 @@ class Sparc64T4Emitter(HwLoopEmitter):
     abi = SPARCV9
     loop_class = LoopEmitter
     asm_template = "sparc64_t4/variant.S.j2"
-    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt}
+    mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
+                     "xts": emit_xts}
+    direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
+    # past XTS_MAX_INTERLEAVE the tweaks do not fit the integer registers: the runtime
+    # serves XTS around ecb
+    optional_modes = ("xts",)
     key_order = {"enc": "forward", "dec": "reversed"}    # aes_dround* add the key before InvMixColumns
     independent_ops = 2          # each block-round has two independent ops, one per output half
     max_interleave = MAX_INTERLEAVE
@@ -335,6 +424,11 @@ class Sparc64T4Emitter(HwLoopEmitter):
     c_align = 8                  # the loops move 8 bytes per ldx/stx
 
     def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+        """FP doubles: the data, temporaries and keys 1..Nr (XTS as ECB: its tweaks are in
+        integer registers, checked here as the plan does not count them)."""
+        if mode == "xts" and n > XTS_MAX_INTERLEAVE:
+            raise PlanError(f"{n} blocks' data and tweaks need {4 * n + 4} integer registers, "
+                            f"{len(SCRATCH) + len(AUX)} are free")
         blocks = 1 if mode == "cbc" and direction == "enc" else n
         return Need(data=2 * blocks, aux=0, temps=blocks, keys=reference.rounds_for(key_bits),
                     temp_phase="rounds", first_key=1)

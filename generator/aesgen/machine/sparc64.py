@@ -10,7 +10,9 @@ gives bytes 0-7 of MixColumns(ShiftRows(SubBytes(a:b))) XOR k and eround23 bytes
 InvShiftRows(a:b)) XOR k) for their half, which is why decryption runs on the
 encryption keys in reverse order. A double holds 8 state bytes in memory order.
 aes_kexpand0/1/2 each make two key-schedule words (Linux aes_sparc64_key_expand).
-Branches have a delay slot; functions open a register window with `save`.
+Branches have a delay slot; functions open a register window with `save`. ldxa/stxa take
+an immediate ASI (only the [rs1 + rs2] form, here [rs1]): ASI_P is ldx/stx's big-endian
+order, ASI_PL (0x88) the same bytes little-endian, which is how XTS reads its tweak.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ KEXPAND = ("aes_kexpand0", "aes_kexpand1", "aes_kexpand2")
 RCON = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
 BRANCHES = ("brz", "brnz", "blu", "bgeu", "ba")
 SP = R("sp")
+LOGIC = ("xor", "add", "sub", "and", "or", "sllx", "srlx", "srax")
+# immediate ASIs of ldxa/stxa: the primary space big-endian (as ldx/stx) or little-endian
+ASI_P, ASI_PL = 0x80, 0x88
+ASI_NAMES = {"#ASI_P": ASI_P, "#ASI_P_L": ASI_PL}   # as objdump prints them
 
 
 def render(ins: Instr) -> str:
@@ -68,8 +74,13 @@ def render(ins: Instr) -> str:
         text = f"{op} {a[1]}, {a[0]}"
     elif op in ("stx", "std"):
         text = f"{op} {a[1]}, {a[0]}"
-    elif op in ("xor", "add", "sub"):
+    elif op in LOGIC:
         text = f"{op} {a[1]}, {a[2]}, {a[0]}"
+    elif op in ("ldxa", "stxa"):
+        mem, reg = (a[1], a[0]) if op == "ldxa" else (a[0], a[1])
+        if mem.disp:
+            raise ValueError(f"{op}: an immediate ASI takes [rs1 + rs2], not an offset")
+        text = f"ldxa {mem} {a[2]:#x}, {reg}" if op == "ldxa" else f"stxa {reg}, {mem} {a[2]:#x}"
     elif op in ("movxtod", "movdtox"):
         text = f"{op} {a[1]}, {a[0]}"
     elif op == "fxor":
@@ -172,9 +183,28 @@ class Machine(_Machine):
             x, y = self.get(a[0]), self.get(a[1])
             self.carry, self.zero = x < y, x == y
             return None
-        if op in ("xor", "add", "sub"):
+        if op in LOGIC:
             x, y = self.get(a[1]), self.get(a[2])
-            self.put(a[0], x ^ y if op == "xor" else x + y if op == "add" else x - y)
+            if op in ("sllx", "srlx", "srax"):
+                y &= 63                        # the 64-bit shifts read 6 bits of the count
+                signed = x - (1 << 64) if x >> 63 else x
+                value = x << y if op == "sllx" else x >> y if op == "srlx" else signed >> y
+            else:
+                value = {"xor": x ^ y, "add": x + y, "sub": x - y, "and": x & y, "or": x | y}[op]
+            self.put(a[0], value)
+            return None
+        if op in ("ldxa", "stxa"):
+            mem, reg, asi = (a[1], a[0], a[2]) if op == "ldxa" else (a[0], a[1], a[2])
+            if mem.disp:
+                raise MachineError(f"{op}: an immediate ASI has no offset form")
+            order = {ASI_P: "big", ASI_PL: "little"}.get(asi)
+            if order is None:
+                raise MachineError(f"{op}: the model has no meaning for ASI {asi:#x}")
+            addr = self._addr(mem)
+            if op == "ldxa":
+                self.put(reg, int.from_bytes(self.mem.read(addr, 8), order))
+            else:
+                self.mem.write(addr, self.get(reg).to_bytes(8, order))
             return None
         if op == "ldx":
             self.put(a[0], int.from_bytes(self.mem.read(self._addr(a[1]), 8), "big"))
@@ -283,10 +313,19 @@ def parse(addr: int, text: str) -> Instr | None:
         label = objdump.branch_label(int(parts[-1].split()[0], 16))
         return Instr(op, (_operand(parts[0]), label) if op in ("brz", "brnz") else (label,))
     base = _ALIASES.get(base, base)
+    if base in ("ldxa", "stxa"):        # ldxa [ %i4 ] #ASI_P_L, %l2 / stxa %l2, [ %i1 ] #ASI_P_L
+        m = re.fullmatch(r"(?:(%\w+),\s*)?(\[[^\]]*\])\s*(#\w+|0x[0-9a-f]+|\d+)(?:,\s*(%\w+))?", rest.strip())
+        if not m or (m.group(1) is None) != (base == "ldxa"):
+            raise DisassemblyError(f"{addr:#x}: cannot read {text!r}")
+        asi = ASI_NAMES.get(m.group(3), -1) if m.group(3).startswith("#") else int(m.group(3), 0)
+        if asi < 0:
+            raise DisassemblyError(f"{addr:#x}: {m.group(3)} is not an ASI aesgen uses")
+        mem = _operand(m.group(2))
+        return Instr(base, (_operand(m.group(4)), mem, asi) if base == "ldxa" else (mem, _operand(m.group(1)), asi))
     ops = [_operand(o) for o in re.split(r",(?![^\[]*\])", rest)] if rest else []
     if base in ("ldx", "ldd", "stx", "std", "movxtod", "movdtox"):
         return Instr(base, (ops[1], ops[0]))
-    if base in ("xor", "add", "sub", "fxor"):
+    if base in LOGIC or base == "fxor":
         return Instr(base, (ops[2], ops[0], ops[1]))
     if base in AES_OPS or base == "aes_kexpand1":
         return Instr(base, (ops[3], ops[0], ops[1], ops[2]))

@@ -385,7 +385,8 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
 	movdqu 160(%rdi), %xmm15  # k10
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes128_dec__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes128_dec__x86_64_aesni_x8_xts_loop:

@@ -199,7 +199,8 @@ aesgen_aes128_enc__x86_64_aesni_x8_ctr_nocarry:
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
 	movdqu 160(%rdi), %xmm15  # k10
-	movdqu (%r8), %xmm8  # counter block in every lane
+	movq (%r8), %xmm8  # the counter block
+	movhps 8(%r8), %xmm8
 	pshufb .Lconst(%rip), %xmm8
 	paddq .Lconst+64(%rip), %xmm8
 	cmpq $8, %rcx
@@ -450,7 +451,8 @@ aesgen_aes128_enc__x86_64_aesni_x8_xts:
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
 	movdqu 160(%rdi), %xmm15  # k10
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes128_enc__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes128_enc__x86_64_aesni_x8_xts_loop:

@@ -429,7 +429,8 @@ aesgen_aes192_dec__x86_64_aesni_x8_xts:
 	movdqu 160(%rdi), %xmm13  # k10
 	movdqu 176(%rdi), %xmm14  # k11
 	movdqu 192(%rdi), %xmm15  # k12
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes192_dec__x86_64_aesni_x8_xts_loop:

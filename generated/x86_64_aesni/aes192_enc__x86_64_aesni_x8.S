@@ -221,7 +221,8 @@ aesgen_aes192_enc__x86_64_aesni_x8_ctr_nocarry:
 	movdqu 160(%rdi), %xmm13  # k10
 	movdqu 176(%rdi), %xmm14  # k11
 	movdqu 192(%rdi), %xmm15  # k12
-	movdqu (%r8), %xmm8  # counter block in every lane
+	movq (%r8), %xmm8  # the counter block
+	movhps 8(%r8), %xmm8
 	pshufb .Lconst(%rip), %xmm8
 	paddq .Lconst+64(%rip), %xmm8
 	cmpq $8, %rcx
@@ -498,7 +499,8 @@ aesgen_aes192_enc__x86_64_aesni_x8_xts:
 	movdqu 160(%rdi), %xmm13  # k10
 	movdqu 176(%rdi), %xmm14  # k11
 	movdqu 192(%rdi), %xmm15  # k12
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes192_enc__x86_64_aesni_x8_xts_loop:

@@ -473,7 +473,8 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_dec__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes256_dec__x86_64_aesni_x8_xts_loop:

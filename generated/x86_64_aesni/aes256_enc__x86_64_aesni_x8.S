@@ -243,7 +243,8 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
-	movdqu (%r8), %xmm8  # counter block in every lane
+	movq (%r8), %xmm8  # the counter block
+	movhps 8(%r8), %xmm8
 	pshufb .Lconst(%rip), %xmm8
 	paddq .Lconst+64(%rip), %xmm8
 	cmpq $8, %rcx
@@ -547,7 +548,8 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
-	movdqu (%r8), %xmm8  # the first block's tweak
+	movq (%r8), %xmm8  # the first block's tweak
+	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vector
 .Laesgen_aes256_enc__x86_64_aesni_x8_xts_loop:

@@ -211,7 +211,9 @@ aesgen_aes128_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vbroadcasti128 128(%rdi), %ymm13  # k8
 	vbroadcasti128 144(%rdi), %ymm14  # k9
 	vbroadcasti128 160(%rdi), %ymm15  # k10
-	vbroadcasti128 (%r8), %ymm8  # counter block in every lane
+	vmovq (%r8), %xmm8  # the counter block
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
@@ -467,7 +469,9 @@ aesgen_aes128_enc__x86_64_vaes256_x8_xts:
 	vbroadcasti128 128(%rdi), %ymm13  # k8
 	vbroadcasti128 144(%rdi), %ymm14  # k9
 	vbroadcasti128 160(%rdi), %ymm15  # k10
-	vbroadcasti128 (%r8), %ymm8  # the first block's tweak in every lane
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm9
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9

@@ -259,7 +259,9 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vbroadcasti128 192(%rdi), %ymm13  # k12
 	vbroadcasti128 208(%rdi), %ymm14  # k13
 	vbroadcasti128 224(%rdi), %ymm15  # k14
-	vbroadcasti128 (%r8), %ymm8  # counter block in every lane
+	vmovq (%r8), %xmm8  # the counter block
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
@@ -572,7 +574,9 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vbroadcasti128 192(%rdi), %ymm13  # k12
 	vbroadcasti128 208(%rdi), %ymm14  # k13
 	vbroadcasti128 224(%rdi), %ymm15  # k14
-	vbroadcasti128 (%r8), %ymm8  # the first block's tweak in every lane
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm9
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9

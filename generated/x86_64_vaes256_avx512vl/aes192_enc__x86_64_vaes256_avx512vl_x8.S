@@ -236,7 +236,9 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vbroadcasti32x4 160(%rdi), %ymm20  # k10
 	vbroadcasti32x4 176(%rdi), %ymm21  # k11
 	vbroadcasti32x4 192(%rdi), %ymm22  # k12
-	vbroadcasti32x4 (%r8), %ymm8  # counter block in every lane
+	vmovq (%r8), %xmm8  # the counter block
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
@@ -512,7 +514,9 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vbroadcasti32x4 160(%rdi), %ymm21  # k10
 	vbroadcasti32x4 176(%rdi), %ymm22  # k11
 	vbroadcasti32x4 192(%rdi), %ymm23  # k12
-	vbroadcasti32x4 (%r8), %ymm8  # the first block's tweak in every lane
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
 	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm9
 	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
 	vpslldq $8, %ymm9, %ymm9

@@ -492,7 +492,9 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vbroadcasti32x4 192(%rdi), %zmm23  # k12
 	vbroadcasti32x4 208(%rdi), %zmm24  # k13
 	vbroadcasti32x4 224(%rdi), %zmm25  # k14
-	vbroadcasti32x4 (%r8), %zmm8  # the first block's tweak in every lane
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
 	vpsrlvq .Lconst(%rip), %zmm8, %zmm9
 	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
 	vpslldq $8, %zmm9, %zmm9

@@ -146,6 +146,16 @@ class LoopEmitter(BlockLoop):
             self.asm("vzeroupper")
         self.asm("ret")
 
+    def load_block_by_halves(self, dst: V, mem: M, note: str = "") -> None:
+        """dst = the 16 bytes at mem, read as two 8-byte halves, in every lane: a counter or
+        tweak the caller wrote as two 8-byte stores then forwards from them (a 16-byte
+        load of two stores waits for both to reach the cache)."""
+        x = dst.view("xmm")
+        self.asm("loadlo", x, mem, note=note)
+        self.asm("loadhi", x, x, mem.offset(8))
+        if dst.kind != "xmm":
+            self.asm("dup128", dst, dst, note="in every lane")
+
     def xor(self, dst: V, a, b) -> None:
         """dst = a ^ b; SSE needs dst == a and an aligned memory operand (never `in`)."""
         if self.isa.encoding == "sse" and dst != a:
@@ -219,7 +229,7 @@ def emit_ctr(em: LoopEmitter) -> None:
 
     def setup():
         em.kt.clobber(ctr.n, "counter")
-        em.asm("bcast", ctr, M(IV, 0), note="counter block in every lane")
+        em.load_block_by_halves(ctr, M(IV, 0), note="the counter block")
         if isa.encoding == "sse":
             em.asm("shufb", ctr, ctr, consts.bswap())
         else:
@@ -343,11 +353,9 @@ def emit_xts(em: LoopEmitter) -> None:
 
     def setup():
         em.kt.clobber(tw.n, "tweak")
-        if isa.lanes == 1:
-            em.asm("load", tw, M(IV, 0), note="the first block's tweak")
-            return
-        em.asm("bcast", tw, M(IV, 0), note="the first block's tweak in every lane")
-        times_x(tw, tw, None, isa.kind)
+        em.load_block_by_halves(tw, M(IV, 0), note="the first block's tweak")
+        if isa.lanes > 1:
+            times_x(tw, tw, None, isa.kind)
 
     def body(regs, kind):
         span = _span(kind)

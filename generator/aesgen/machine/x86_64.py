@@ -84,6 +84,10 @@ VEC3_OPS = ("xor", "addq", "shufb", "lshift") + VAR_SHIFT_OPS + AES_OPS
 CLMUL = "clmul"
 # (dst, a, b): dst ^= a ^ b in one EVEX op (vpternlogq with the truth table 0x96)
 XOR3 = "xor3"
+# A 16-byte block read as two 8-byte halves (movq, then movhps into the high half), so
+# that it forwards from a caller's two 8-byte stores (a 16-byte load of them stalls), and
+# its lane 0 copied to every 128-bit lane (vpermq / vshufi64x2)
+LOADLO, LOADHI, DUP128 = "loadlo", "loadhi", "dup128"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 
 
@@ -125,6 +129,12 @@ def check_encodable(ins: Instr, enc: str) -> None:
             raise EncodingError(f"{ins.op}: {r} needs EVEX")
     if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL,) and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+    if ins.op in (LOADLO, LOADHI) and ins.args[0].kind != "xmm":
+        raise EncodingError(f"{ins.op}: an 8-byte load fills an xmm register")
+    if ins.op == LOADHI and enc == "sse" and ins.args[0] != ins.args[1]:
+        raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+    if ins.op == DUP128 and (ins.args[0].kind == "xmm" or enc == "sse"):
+        raise EncodingError(f"{ins.op}: needs a ymm or zmm destination")
     if enc != "evex" and ins.op == XOR3:
         raise EncodingError(f"{ins.op}: three-input logic needs EVEX")
     if enc == "sse" and ins.op in VAR_SHIFT_OPS:
@@ -154,6 +164,14 @@ def render(ins: Instr, enc: str) -> str:
     elif op == XOR3:
         dst, src2, src3 = a
         text = f"vpternlogq $0x96, {src3}, {src2}, {dst}"
+    elif op == LOADLO:
+        text = f"{'movq' if enc == 'sse' else 'vmovq'} {a[1]}, {a[0]}"
+    elif op == LOADHI:
+        dst, src, m = a
+        text = f"movhps {m}, {dst}" if enc == "sse" else f"vmovhps {m}, {src}, {dst}"
+    elif op == DUP128:
+        dst, src = a
+        text = f"vpermq $0x44, {src}, {dst}" if dst.kind == "ymm" else f"vshufi64x2 $0, {src}, {src}, {dst}"
     elif op == CLMUL:
         dst, src1, src2, imm = a
         mnem = _mnemonic(op, enc, dst)
@@ -292,6 +310,16 @@ class Machine(_Machine):
         if op == "mov":
             self.write_vec(dst, list(self.vec[a[1].n][:lanes]), list(self.tag[a[1].n][:lanes]))
             return None
+        if op == LOADLO:
+            self.write_vec(dst, [self.mem.read(self._addr(a[1]), 8) + bytes(8)], [None])
+            return None
+        if op == LOADHI:
+            low = self.vec[a[1].n][0][:8]
+            self.write_vec(dst, [low + self.mem.read(self._addr(a[2]), 8)], [None])
+            return None
+        if op == DUP128:
+            self.write_vec(dst, [self.vec[a[1].n][0]] * lanes, [None] * lanes)
+            return None
         # a legacy-SSE memory operand faults (#GP) unless it is 16-byte aligned
         align = 16 if self.enc == "sse" else 1
         x, xt = self.read_vec(a[1], lanes, align)
@@ -397,6 +425,8 @@ _ALIASES = {
     "vpslldq": "bshl", "pslldq": "bshl", "vpsrldq": "bshr", "psrldq": "bshr",
     "vpsllvq": "shlvq", "vpsrlvq": "shrvq", "vpclmulqdq": "clmul", "pclmulqdq": "clmul",
     "vpternlogq": XOR3,
+    "movq": LOADLO, "vmovq": LOADLO, "movhps": LOADHI, "vmovhps": LOADHI,
+    "vpermq": DUP128, "vshufi64x2": DUP128,
 }
 # objdump names the four immediates of (V)PCLMULQDQ: which half of src1, then of src2
 _CLMUL_ALIAS = re.compile(r"v?pclmul([lh])q([lh])qdq")
@@ -465,6 +495,15 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [dst, s3, s2] if mnem == "vperm2i128" else [dst, s2, s3]
     elif op in SHIFT_OPS and len(args) == 2:  # legacy SSE: shifted in place
         args = [args[0], args[0], args[1]]
+    elif op == LOADLO and isinstance(args[0], G):   # a general register: objdump's movq
+        op = "movg"
+    elif op == LOADHI and len(args) == 2:     # legacy SSE: the low half stays
+        args = [args[0], args[0], args[1]]
+    elif op == DUP128:
+        imm, (dst, *srcs) = args[-1], args[:-1]
+        if imm.value != (0x44 if mnem == "vpermq" else 0) or any(x != srcs[0] for x in srcs):
+            raise DisassemblyError(f"{addr:#x}: {mnem} that does not copy lane 0 to every lane")
+        args = [dst, srcs[0]]
     elif op == XOR3:
         imm, (dst, s2, s3) = args[-1], args[:-1]            # Intel: dst, src2, src3, imm
         if imm.value != 0x96:

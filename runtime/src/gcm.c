@@ -529,8 +529,10 @@ static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t
     uint8_t saved[16], counter[16];
     memcpy(saved, slot, 16);
     memset(slot, 0, 16);
-    memcpy(counter, iv, 12);
-    aesgen_store_be32(counter + 12, 1); /* J0; the text counts from inc32(J0) and never wraps here */
+    /* J0 = IV || 1 (the text counts from inc32(J0) and never wraps here), written as two
+     * 8-byte halves: the CTR loops read it so, and a load spanning two stores stalls */
+    memcpy(counter, iv, 8);
+    aesgen_store_be64(counter + 8, (uint64_t)aesgen_load_be32(iv + 8) << 32 | 1);
     aesgen_variant_ctr(kstate(key)->aes, schedule(key), slot, slot, 1 + t / 16, counter);
     memcpy(ek0, slot, 16);
     memcpy(slot, saved, 16);

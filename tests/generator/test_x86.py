@@ -189,6 +189,13 @@ class XtsLoop(unittest.TestCase):
             with self.assertRaisesRegex(TargetError, "vpclmulqdq"):
                 load_targets(Path(tmp), pipeline.ROOT, EMITTERS)
 
+    def test_an_iteration_past_56_tweak_bits_has_no_xts_loop(self):
+        em, b = built("aes128_enc__x86_64_vaes512_x8")
+        target = b.variant.target
+        self.assertEqual(em._plan(target, 14, "xts", 128, "auto", "enc").data, list(range(14)))
+        with self.assertRaisesRegex(PlanError, "x\\^60 away, past the 56 bits"):
+            em._plan(target, 15, "xts", 128, "auto", "enc")
+
     def test_a_forced_policy_that_cannot_hold_the_xts_loop_leaves_it_out(self):
         _, variants = pipeline.load(pipeline.Paths(targets=pipeline.ROOT / "tests" / "sweep" / "targets",
                                                    profiles=Path("/nonexistent/aesgen-profiles")))

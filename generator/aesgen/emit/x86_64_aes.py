@@ -18,7 +18,7 @@ from ..machine.abi import SYSV
 from ..machine.common import Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
-from ..regplan import Need
+from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
 from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter, Stage
 
@@ -26,6 +26,7 @@ KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
 CONST = ".Lconst"          # local read-only table of the file
 XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: little-endian bytes)
+XTS_MAX_SHIFT = 56         # k bits shifted out, times 0x87, must fit the product's 64 bits
 
 
 @dataclass(frozen=True)
@@ -331,8 +332,9 @@ def emit_xts(em: LoopEmitter) -> None:
         em.asm(op, dst, src, amount)
 
     def times_x(dst: V, src: V, k: int | None, kind: str) -> None:
-        """dst = src * x^k in each lane (k None: lane l by x^l); 1 <= k <= 56, so the k bits
-        shifted out of the top half times 0x87 fit one 64-bit product."""
+        """dst = src * x^k in each lane (k None: lane l by x^l); 1 <= k <= XTS_MAX_SHIFT (need()
+        refuses larger iterations), so the k bits shifted out of the top half times 0x87
+        fit one 64-bit product."""
         s, p = s_.view(kind), p_.view(kind)
         for r in (s, p):
             em.kt.clobber(r.n, "temp")
@@ -470,6 +472,10 @@ class X86AesEmitter(HwLoopEmitter):
     def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
         if mode != "xts":
             return super().need(target, mode, direction, n, key_bits)
+        if self.lanes(target) * n > XTS_MAX_SHIFT:
+            raise PlanError(f"{n} x {self.lanes(target)} blocks: the next iteration's tweaks are x^"
+                            f"{self.lanes(target) * n} away, past the {XTS_MAX_SHIFT} bits one carry-less "
+                            f"product by 0x87 reduces")
         # the tweaks of the first vector; two temporaries for each tweak product, used
         # before round 1 and again (one of them) in the final round
         return Need(data=n, aux=1, temps=2, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")

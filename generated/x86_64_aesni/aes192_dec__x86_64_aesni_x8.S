@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 108 AES instructions. */
+/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 180 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes192_dec__x86_64_aesni_x8_ecb
 	.type aesgen_aes192_dec__x86_64_aesni_x8_ecb, @function
@@ -37,7 +37,7 @@ aesgen_aes192_dec__x86_64_aesni_x8_ecb:
 	movdqu 176(%rdi), %xmm14  # k11
 	movdqu 192(%rdi), %xmm15  # k12
 	cmpq $8, %rcx
-	jb .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vectors4
 .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_loop:
 	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
@@ -171,6 +171,128 @@ aesgen_aes192_dec__x86_64_aesni_x8_ecb:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_loop
+.Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vectors2
+.Laesgen_aes192_dec__x86_64_aesni_x8_ecb_vectors4:
+	movdqu (%rdi), %xmm8  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm8, %xmm1
+	movdqu 32(%rdx), %xmm2
+	pxor %xmm8, %xmm2
+	movdqu 48(%rdx), %xmm3
+	pxor %xmm8, %xmm3
+	movdqu 16(%rdi), %xmm9  # stream k1
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm13, %xmm2
+	aesdec %xmm13, %xmm3
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	aesdec %xmm14, %xmm2
+	aesdec %xmm14, %xmm3
+	aesdeclast %xmm15, %xmm0
+	aesdeclast %xmm15, %xmm1
+	aesdeclast %xmm15, %xmm2
+	aesdeclast %xmm15, %xmm3
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_vectors4
+.Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vector
+.Laesgen_aes192_dec__x86_64_aesni_x8_ecb_vectors2:
+	movdqu (%rdi), %xmm8  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm8, %xmm1
+	movdqu 16(%rdi), %xmm9  # stream k1
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	aesdeclast %xmm15, %xmm0
+	aesdeclast %xmm15, %xmm1
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_vectors2
 .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes192_dec__x86_64_aesni_x8_ecb_tail_block
@@ -208,7 +330,7 @@ aesgen_aes192_dec__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_aesni_x8_ecb, .-aesgen_aes192_dec__x86_64_aesni_x8_ecb
 
-/* cbc: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 108 AES instructions. */
+/* cbc: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 180 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_aesni_x8_cbc
 	.hidden aesgen_aes192_dec__x86_64_aesni_x8_cbc
 	.type aesgen_aes192_dec__x86_64_aesni_x8_cbc, @function
@@ -222,7 +344,7 @@ aesgen_aes192_dec__x86_64_aesni_x8_cbc:
 	movdqu 192(%rdi), %xmm15  # k12
 	movdqu (%r8), %xmm8  # IV in every lane
 	cmpq $8, %rcx
-	jb .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vectors4
 .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_loop:
 	movdqu (%rdi), %xmm10  # stream k0
 	movdqu (%rdx), %xmm0
@@ -375,6 +497,146 @@ aesgen_aes192_dec__x86_64_aesni_x8_cbc:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_loop
+.Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vectors2
+.Laesgen_aes192_dec__x86_64_aesni_x8_cbc_vectors4:
+	movdqu (%rdi), %xmm10  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm10, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 32(%rdx), %xmm2
+	pxor %xmm10, %xmm2
+	movdqu 48(%rdx), %xmm3
+	pxor %xmm10, %xmm3
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm13, %xmm2
+	aesdec %xmm13, %xmm3
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	aesdec %xmm14, %xmm2
+	aesdec %xmm14, %xmm3
+	movdqa %xmm8, %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm0
+	movdqu (%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm1
+	movdqu 16(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm2
+	movdqu 32(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm3
+	movdqu 48(%rdx), %xmm8  # last ciphertext block, before any store
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_vectors4
+.Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vector
+.Laesgen_aes192_dec__x86_64_aesni_x8_cbc_vectors2:
+	movdqu (%rdi), %xmm10  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm10, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	movdqa %xmm8, %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm0
+	movdqu (%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm1
+	movdqu 16(%rdx), %xmm8  # last ciphertext block, before any store
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_vectors2
 .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes192_dec__x86_64_aesni_x8_cbc_tail_block
@@ -418,7 +680,7 @@ aesgen_aes192_dec__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_aesni_x8_cbc, .-aesgen_aes192_dec__x86_64_aesni_x8_cbc
 
-/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 108 AES instructions. */
+/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 180 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_aesni_x8_xts
 	.hidden aesgen_aes192_dec__x86_64_aesni_x8_xts
 	.type aesgen_aes192_dec__x86_64_aesni_x8_xts, @function
@@ -432,7 +694,7 @@ aesgen_aes192_dec__x86_64_aesni_x8_xts:
 	movq (%r8), %xmm8  # the first block's tweak
 	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
-	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vectors4
 .Laesgen_aes192_dec__x86_64_aesni_x8_xts_loop:
 	movdqu (%rdi), %xmm11  # stream k0
 	movdqu (%rdx), %xmm0
@@ -672,6 +934,210 @@ aesgen_aes192_dec__x86_64_aesni_x8_xts:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes192_dec__x86_64_aesni_x8_xts_loop
+.Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vectors2
+.Laesgen_aes192_dec__x86_64_aesni_x8_xts_vectors4:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm1
+	psllq $1, %xmm1
+	pxor %xmm9, %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdx), %xmm9
+	movdqu %xmm1, 16(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm1
+	pxor %xmm11, %xmm1
+	movdqa %xmm8, %xmm9
+	psrlq $62, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm2
+	psllq $2, %xmm2
+	pxor %xmm9, %xmm2
+	pxor %xmm10, %xmm2
+	movdqu 32(%rdx), %xmm9
+	movdqu %xmm2, 32(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm2
+	pxor %xmm11, %xmm2
+	movdqa %xmm8, %xmm9
+	psrlq $61, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm3
+	psllq $3, %xmm3
+	pxor %xmm9, %xmm3
+	pxor %xmm10, %xmm3
+	movdqu 48(%rdx), %xmm9
+	movdqu %xmm3, 48(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm3
+	pxor %xmm11, %xmm3
+	movdqa %xmm8, %xmm9
+	psrlq $60, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $4, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm12, %xmm2
+	aesdec %xmm12, %xmm3
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm13, %xmm2
+	aesdec %xmm13, %xmm3
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	aesdec %xmm14, %xmm2
+	aesdec %xmm14, %xmm3
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm0
+	movdqu 16(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesdeclast %xmm10, %xmm1
+	movdqu 32(%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm2
+	movdqu 48(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesdeclast %xmm10, %xmm3
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_xts_vectors4
+.Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vector
+.Laesgen_aes192_dec__x86_64_aesni_x8_xts_vectors2:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm1
+	psllq $1, %xmm1
+	pxor %xmm9, %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdx), %xmm9
+	movdqu %xmm1, 16(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm1
+	pxor %xmm11, %xmm1
+	movdqa %xmm8, %xmm9
+	psrlq $62, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $2, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesdec %xmm12, %xmm0
+	aesdec %xmm12, %xmm1
+	aesdec %xmm13, %xmm0
+	aesdec %xmm13, %xmm1
+	aesdec %xmm14, %xmm0
+	aesdec %xmm14, %xmm1
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesdeclast %xmm9, %xmm0
+	movdqu 16(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesdeclast %xmm10, %xmm1
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes192_dec__x86_64_aesni_x8_xts_vectors2
 .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes192_dec__x86_64_aesni_x8_xts_tail_block

@@ -23,7 +23,7 @@
 
 	.text
 
-/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 126 AES instructions. */
+/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ecb, @function
@@ -38,7 +38,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
 	cmpq $8, %rcx
-	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vector
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vectors4
 .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_loop:
 	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
@@ -190,6 +190,144 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_loop
+.Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vectors2
+.Laesgen_aes256_enc__x86_64_aesni_x8_ecb_vectors4:
+	movdqu (%rdi), %xmm8  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm8, %xmm1
+	movdqu 32(%rdx), %xmm2
+	pxor %xmm8, %xmm2
+	movdqu 48(%rdx), %xmm3
+	pxor %xmm8, %xmm3
+	movdqu 16(%rdi), %xmm9  # stream k1
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	movdqu 112(%rdi), %xmm9  # stream k7
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	movdqu 128(%rdi), %xmm8  # stream k8
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	aesenclast %xmm15, %xmm0
+	aesenclast %xmm15, %xmm1
+	aesenclast %xmm15, %xmm2
+	aesenclast %xmm15, %xmm3
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_vectors4
+.Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vector
+.Laesgen_aes256_enc__x86_64_aesni_x8_ecb_vectors2:
+	movdqu (%rdi), %xmm8  # stream k0
+	movdqu (%rdx), %xmm0
+	pxor %xmm8, %xmm0
+	movdqu 16(%rdx), %xmm1
+	pxor %xmm8, %xmm1
+	movdqu 16(%rdi), %xmm9  # stream k1
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	movdqu 32(%rdi), %xmm8  # stream k2
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	movdqu 64(%rdi), %xmm8  # stream k4
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	movdqu 96(%rdi), %xmm8  # stream k6
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	movdqu 112(%rdi), %xmm9  # stream k7
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	movdqu 128(%rdi), %xmm8  # stream k8
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenclast %xmm15, %xmm0
+	aesenclast %xmm15, %xmm1
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_vectors2
 .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ecb_tail_block
@@ -231,7 +369,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_ecb, .-aesgen_aes256_enc__x86_64_aesni_x8_ecb
 
-/* ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 126 AES instructions. */
+/* ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry, @function
@@ -248,7 +386,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	pshufb .Lconst(%rip), %xmm8
 	paddq .Lconst+64(%rip), %xmm8
 	cmpq $8, %rcx
-	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vector
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_loop:
 	movdqu (%rdi), %xmm10  # stream k0
 	movdqa %xmm8, %xmm0
@@ -434,6 +572,172 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_loop
+.Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vectors2
+.Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_vectors4:
+	movdqu (%rdi), %xmm10  # stream k0
+	movdqa %xmm8, %xmm0
+	pshufb .Lconst(%rip), %xmm0
+	pxor %xmm10, %xmm0
+	movdqa %xmm8, %xmm1
+	paddq .Lconst+128(%rip), %xmm1
+	pshufb .Lconst(%rip), %xmm1
+	pxor %xmm10, %xmm1
+	movdqa %xmm8, %xmm2
+	paddq .Lconst+192(%rip), %xmm2
+	pshufb .Lconst(%rip), %xmm2
+	pxor %xmm10, %xmm2
+	movdqa %xmm8, %xmm3
+	paddq .Lconst+256(%rip), %xmm3
+	pshufb .Lconst(%rip), %xmm3
+	pxor %xmm10, %xmm3
+	paddq .Lconst+320(%rip), %xmm8
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 160(%rdi), %xmm10  # stream k10
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	movdqu (%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu 16(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm1
+	movdqu 32(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm2
+	movdqu 48(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm3
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_vectors4
+.Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vector
+.Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_vectors2:
+	movdqu (%rdi), %xmm10  # stream k0
+	movdqa %xmm8, %xmm0
+	pshufb .Lconst(%rip), %xmm0
+	pxor %xmm10, %xmm0
+	movdqa %xmm8, %xmm1
+	paddq .Lconst+128(%rip), %xmm1
+	pshufb .Lconst(%rip), %xmm1
+	pxor %xmm10, %xmm1
+	paddq .Lconst+192(%rip), %xmm8
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 32(%rdi), %xmm10  # stream k2
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 64(%rdi), %xmm10  # stream k4
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 96(%rdi), %xmm10  # stream k6
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 128(%rdi), %xmm10  # stream k8
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 160(%rdi), %xmm10  # stream k10
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	movdqu (%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu 16(%rdx), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm1
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_vectors2
 .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry_tail_block
@@ -537,7 +841,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_cbc, .-aesgen_aes256_enc__x86_64_aesni_x8_cbc
 
-/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 126 AES instructions. */
+/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_xts
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_xts
 	.type aesgen_aes256_enc__x86_64_aesni_x8_xts, @function
@@ -551,7 +855,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	movq (%r8), %xmm8  # the first block's tweak
 	movhps 8(%r8), %xmm8
 	cmpq $8, %rcx
-	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vector
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vectors4
 .Laesgen_aes256_enc__x86_64_aesni_x8_xts_loop:
 	movdqu (%rdi), %xmm11  # stream k0
 	movdqu (%rdx), %xmm0
@@ -809,6 +1113,226 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	subq $8, %rcx
 	cmpq $8, %rcx
 	jae .Laesgen_aes256_enc__x86_64_aesni_x8_xts_loop
+.Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vectors4:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vectors2
+.Laesgen_aes256_enc__x86_64_aesni_x8_xts_vectors4:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm1
+	psllq $1, %xmm1
+	pxor %xmm9, %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdx), %xmm9
+	movdqu %xmm1, 16(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm1
+	pxor %xmm11, %xmm1
+	movdqa %xmm8, %xmm9
+	psrlq $62, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm2
+	psllq $2, %xmm2
+	pxor %xmm9, %xmm2
+	pxor %xmm10, %xmm2
+	movdqu 32(%rdx), %xmm9
+	movdqu %xmm2, 32(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm2
+	pxor %xmm11, %xmm2
+	movdqa %xmm8, %xmm9
+	psrlq $61, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm3
+	psllq $3, %xmm3
+	pxor %xmm9, %xmm3
+	pxor %xmm10, %xmm3
+	movdqu 48(%rdx), %xmm9
+	movdqu %xmm3, 48(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm3
+	pxor %xmm11, %xmm3
+	movdqa %xmm8, %xmm9
+	psrlq $60, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $4, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	movdqu 160(%rdi), %xmm11  # stream k10
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	movdqu 176(%rdi), %xmm12  # stream k11
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu 16(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm1
+	movdqu 32(%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm2
+	movdqu 48(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm3
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_xts_vectors4
+.Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vectors2:
+	cmpq $2, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vector
+.Laesgen_aes256_enc__x86_64_aesni_x8_xts_vectors2:
+	movdqu (%rdi), %xmm11  # stream k0
+	movdqu (%rdx), %xmm0
+	movdqu %xmm8, (%rsi)  # parked until the final round
+	pxor %xmm8, %xmm0
+	pxor %xmm11, %xmm0
+	movdqa %xmm8, %xmm9
+	psrlq $63, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	movdqa %xmm8, %xmm1
+	psllq $1, %xmm1
+	pxor %xmm9, %xmm1
+	pxor %xmm10, %xmm1
+	movdqu 16(%rdx), %xmm9
+	movdqu %xmm1, 16(%rsi)  # parked until the final round
+	pxor %xmm9, %xmm1
+	pxor %xmm11, %xmm1
+	movdqa %xmm8, %xmm9
+	psrlq $62, %xmm9
+	movdqa %xmm9, %xmm10
+	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
+	pslldq $8, %xmm9
+	psllq $2, %xmm8
+	pxor %xmm9, %xmm8
+	pxor %xmm10, %xmm8
+	movdqu 16(%rdi), %xmm12  # stream k1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	movdqu 32(%rdi), %xmm11  # stream k2
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 48(%rdi), %xmm12  # stream k3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	movdqu 64(%rdi), %xmm11  # stream k4
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 80(%rdi), %xmm12  # stream k5
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	movdqu 96(%rdi), %xmm11  # stream k6
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 112(%rdi), %xmm12  # stream k7
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	movdqu 128(%rdi), %xmm11  # stream k8
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 144(%rdi), %xmm12  # stream k9
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	movdqu 160(%rdi), %xmm11  # stream k10
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 176(%rdi), %xmm12  # stream k11
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	movdqu (%rsi), %xmm9
+	pxor %xmm15, %xmm9
+	aesenclast %xmm9, %xmm0
+	movdqu 16(%rsi), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm1
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	addq $32, %rdx
+	addq $32, %rsi
+	subq $2, %rcx
+	cmpq $2, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_xts_vectors2
 .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_vector:
 	cmpq $1, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_xts_tail_block

@@ -23,7 +23,7 @@
 
 	.text
 
-/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 120 AES instructions. */
+/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes192_enc__x86_64_vaes256_x8_ecb
 	.type aesgen_aes192_enc__x86_64_vaes256_x8_ecb, @function
@@ -38,7 +38,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ecb:
 	vbroadcasti128 176(%rdi), %ymm14  # k11
 	vbroadcasti128 192(%rdi), %ymm15  # k12
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_loop:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
@@ -164,6 +164,122 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ecb:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_loop
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_vectors4:
+	vbroadcasti128 (%rdi), %ymm8  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vpxor 32(%rdx), %ymm8, %ymm1
+	vpxor 64(%rdx), %ymm8, %ymm2
+	vpxor 96(%rdx), %ymm8, %ymm3
+	vbroadcasti128 16(%rdi), %ymm9  # stream k1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm8  # stream k2
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm9  # stream k3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm8  # stream k4
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm9  # stream k5
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm2, %ymm2
+	vaesenclast %ymm15, %ymm3, %ymm3
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_vectors2:
+	vbroadcasti128 (%rdi), %ymm8  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vpxor 32(%rdx), %ymm8, %ymm1
+	vbroadcasti128 16(%rdi), %ymm9  # stream k1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm8  # stream k2
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm9  # stream k3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm8  # stream k4
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm9  # stream k5
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ecb_tail_block
@@ -223,7 +339,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_x8_ecb, .-aesgen_aes192_enc__x86_64_vaes256_x8_ecb
 
-/* ctr: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 120 AES instructions. */
+/* ctr: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry
 	.hidden aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry
 	.type aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry, @function
@@ -241,7 +357,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_loop:
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
@@ -393,6 +509,144 @@ aesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_loop
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_vectors4:
+	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxor %ymm10, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
+	vpshufb .Lconst(%rip), %ymm2, %ymm2
+	vpxor %ymm10, %ymm2, %ymm2
+	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
+	vpshufb .Lconst(%rip), %ymm3, %ymm3
+	vpxor %ymm10, %ymm3, %ymm3
+	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm10  # stream k2
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm10  # stream k4
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm10  # stream k6
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vpxor (%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm1, %ymm1
+	vpxor 64(%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm2, %ymm2
+	vpxor 96(%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm3, %ymm3
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_vectors2:
+	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxor %ymm10, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm10  # stream k2
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm10  # stream k4
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm10  # stream k6
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vpxor (%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rdx), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm1, %ymm1
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_ctr_nocarry_tail_block
@@ -510,7 +764,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_x8_cbc, .-aesgen_aes192_enc__x86_64_vaes256_x8_cbc
 
-/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 120 AES instructions. */
+/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_x8_xts
 	.hidden aesgen_aes192_enc__x86_64_vaes256_x8_xts
 	.type aesgen_aes192_enc__x86_64_vaes256_x8_xts, @function
@@ -531,7 +785,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_xts:
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_loop:
 	vbroadcasti128 (%rdi), %ymm11  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
@@ -732,6 +986,182 @@ aesgen_aes192_enc__x86_64_vaes256_x8_xts:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_loop
+.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors4:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpxor 32(%rdx), %ymm1, %ymm9
+	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpxor %ymm9, %ymm2, %ymm2
+	vpxor %ymm10, %ymm2, %ymm2
+	vpxor 64(%rdx), %ymm2, %ymm9
+	vmovdqu %ymm2, 64(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpxor %ymm9, %ymm3, %ymm3
+	vpxor %ymm10, %ymm3, %ymm3
+	vpxor 96(%rdx), %ymm3, %ymm9
+	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rsi), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vpxor 64(%rsi), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm2, %ymm2
+	vpxor 96(%rsi), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm3, %ymm3
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors2:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpxor 32(%rdx), %ymm1, %ymm9
+	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rsi), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_block

@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 140 AES instructions. */
+/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes256_dec__x86_64_vaes256_x8_ecb
 	.type aesgen_aes256_dec__x86_64_vaes256_x8_ecb, @function
@@ -37,7 +37,7 @@ aesgen_aes256_dec__x86_64_vaes256_x8_ecb:
 	vbroadcasti128 208(%rdi), %ymm14  # k13
 	vbroadcasti128 224(%rdi), %ymm15  # k14
 	cmpq $16, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_loop:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
@@ -181,6 +181,138 @@ aesgen_aes256_dec__x86_64_vaes256_x8_ecb:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_loop
+.Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_vectors4:
+	vbroadcasti128 (%rdi), %ymm8  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vpxor 32(%rdx), %ymm8, %ymm1
+	vpxor 64(%rdx), %ymm8, %ymm2
+	vpxor 96(%rdx), %ymm8, %ymm3
+	vbroadcasti128 16(%rdi), %ymm9  # stream k1
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm8  # stream k2
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm9  # stream k3
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm8  # stream k4
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm9  # stream k5
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm9  # stream k7
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdeclast %ymm15, %ymm0, %ymm0
+	vaesdeclast %ymm15, %ymm1, %ymm1
+	vaesdeclast %ymm15, %ymm2, %ymm2
+	vaesdeclast %ymm15, %ymm3, %ymm3
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_vectors4
+.Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_vectors2:
+	vbroadcasti128 (%rdi), %ymm8  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vpxor 32(%rdx), %ymm8, %ymm1
+	vbroadcasti128 16(%rdi), %ymm9  # stream k1
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm8  # stream k2
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm9  # stream k3
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm8  # stream k4
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm9  # stream k5
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm9  # stream k7
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdeclast %ymm15, %ymm0, %ymm0
+	vaesdeclast %ymm15, %ymm1, %ymm1
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_vectors2
 .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_ecb_tail_block
@@ -246,7 +378,7 @@ aesgen_aes256_dec__x86_64_vaes256_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes256_x8_ecb, .-aesgen_aes256_dec__x86_64_vaes256_x8_ecb
 
-/* cbc: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 140 AES instructions. */
+/* cbc: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes256_x8_cbc
 	.hidden aesgen_aes256_dec__x86_64_vaes256_x8_cbc
 	.type aesgen_aes256_dec__x86_64_vaes256_x8_cbc, @function
@@ -260,7 +392,7 @@ aesgen_aes256_dec__x86_64_vaes256_x8_cbc:
 	vbroadcasti128 224(%rdi), %ymm15  # k14
 	vbroadcasti128 (%r8), %ymm8  # IV in every lane
 	cmpq $16, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_loop:
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor (%rdx), %ymm10, %ymm0
@@ -417,6 +549,154 @@ aesgen_aes256_dec__x86_64_vaes256_x8_cbc:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_loop
+.Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_vectors4:
+	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpxor (%rdx), %ymm10, %ymm0
+	vpxor 32(%rdx), %ymm10, %ymm1
+	vpxor 64(%rdx), %ymm10, %ymm2
+	vpxor 96(%rdx), %ymm10, %ymm3
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm10  # stream k2
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm10  # stream k4
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm10  # stream k6
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vmovdqu (%rdx), %ymm9
+	vperm2i128 $0x21, %ymm9, %ymm8, %ymm9  # the block before each block
+	vpxor %ymm15, %ymm9, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxor 16(%rdx), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm1, %ymm1
+	vpxor 48(%rdx), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxor 80(%rdx), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm3, %ymm3
+	vbroadcasti128 112(%rdx), %ymm8  # last ciphertext block, before any store
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_vectors4
+.Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_vectors2:
+	vbroadcasti128 (%rdi), %ymm10  # stream k0
+	vpxor (%rdx), %ymm10, %ymm0
+	vpxor 32(%rdx), %ymm10, %ymm1
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm10  # stream k2
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm10  # stream k4
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm10  # stream k6
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vmovdqu (%rdx), %ymm9
+	vperm2i128 $0x21, %ymm9, %ymm8, %ymm9  # the block before each block
+	vpxor %ymm15, %ymm9, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxor 16(%rdx), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm1, %ymm1
+	vbroadcasti128 48(%rdx), %ymm8  # last ciphertext block, before any store
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_vectors2
 .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_cbc_tail_block
@@ -491,7 +771,7 @@ aesgen_aes256_dec__x86_64_vaes256_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes256_x8_cbc, .-aesgen_aes256_dec__x86_64_vaes256_x8_cbc
 
-/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 140 AES instructions. */
+/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes256_x8_xts
 	.hidden aesgen_aes256_dec__x86_64_vaes256_x8_xts
 	.type aesgen_aes256_dec__x86_64_vaes256_x8_xts, @function
@@ -512,7 +792,7 @@ aesgen_aes256_dec__x86_64_vaes256_x8_xts:
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_loop:
 	vbroadcasti128 (%rdi), %ymm11  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
@@ -731,6 +1011,198 @@ aesgen_aes256_dec__x86_64_vaes256_x8_xts:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_loop
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vectors4:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpxor 32(%rdx), %ymm1, %ymm9
+	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpxor %ymm9, %ymm2, %ymm2
+	vpxor %ymm10, %ymm2, %ymm2
+	vpxor 64(%rdx), %ymm2, %ymm9
+	vmovdqu %ymm2, 64(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpxor %ymm9, %ymm3, %ymm3
+	vpxor %ymm10, %ymm3, %ymm3
+	vpxor 96(%rdx), %ymm3, %ymm9
+	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 160(%rdi), %ymm11  # stream k10
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 176(%rdi), %ymm12  # stream k11
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vpxor 64(%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxor 96(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm3, %ymm3
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vectors4
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vectors2:
+	vbroadcasti128 (%rdi), %ymm11  # stream k0
+	vpxor (%rdx), %ymm8, %ymm0
+	vmovdqu %ymm8, (%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	vpxor %ymm10, %ymm1, %ymm1
+	vpxor 32(%rdx), %ymm1, %ymm9
+	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
+	vpxor %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm8
+	vpxor %ymm9, %ymm8, %ymm8
+	vpxor %ymm10, %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm12  # stream k1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm11  # stream k2
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm12  # stream k3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 64(%rdi), %ymm11  # stream k4
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm12  # stream k5
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 96(%rdi), %ymm11  # stream k6
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm12  # stream k7
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 128(%rdi), %ymm11  # stream k8
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 144(%rdi), %ymm12  # stream k9
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 160(%rdi), %ymm11  # stream k10
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 176(%rdi), %ymm12  # stream k11
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vpxor (%rsi), %ymm15, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxor 32(%rsi), %ymm15, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_vectors2
 .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_x8_xts_tail_block

@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 120 AES instructions. */
+/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb
 	.hidden aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb
 	.type aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb, @function
@@ -44,7 +44,7 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb:
 	vbroadcasti32x4 176(%rdi), %ymm19  # k11
 	vbroadcasti32x4 192(%rdi), %ymm20  # k12
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors4
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_loop:
 	vpxorq (%rdx), %ymm8, %ymm0
 	vpxorq 32(%rdx), %ymm8, %ymm1
@@ -163,6 +163,108 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_loop
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors2
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_vectors4:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vpxorq 32(%rdx), %ymm8, %ymm1
+	vpxorq 64(%rdx), %ymm8, %ymm2
+	vpxorq 96(%rdx), %ymm8, %ymm3
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm2, %ymm2
+	vaesdec %ymm15, %ymm3, %ymm3
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm2, %ymm2
+	vaesdec %ymm16, %ymm3, %ymm3
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm2, %ymm2
+	vaesdec %ymm17, %ymm3, %ymm3
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm2, %ymm2
+	vaesdec %ymm18, %ymm3, %ymm3
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm2, %ymm2
+	vaesdec %ymm19, %ymm3, %ymm3
+	vaesdeclast %ymm20, %ymm0, %ymm0
+	vaesdeclast %ymm20, %ymm1, %ymm1
+	vaesdeclast %ymm20, %ymm2, %ymm2
+	vaesdeclast %ymm20, %ymm3, %ymm3
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_vectors4
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vector
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_vectors2:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vpxorq 32(%rdx), %ymm8, %ymm1
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdeclast %ymm20, %ymm0, %ymm0
+	vaesdeclast %ymm20, %ymm1, %ymm1
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_vectors2
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb_tail_block
@@ -214,7 +316,7 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb, .-aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb
 
-/* cbc: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 120 AES instructions. */
+/* cbc: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc
 	.hidden aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc
 	.type aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc, @function
@@ -237,7 +339,7 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc:
 	vbroadcasti32x4 192(%rdi), %ymm22  # k12
 	vbroadcasti32x4 (%r8), %ymm8  # IV in every lane
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vectors4
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_loop:
 	vpxorq (%rdx), %ymm10, %ymm0
 	vpxorq 32(%rdx), %ymm10, %ymm1
@@ -367,6 +469,120 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_loop
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vectors2
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_vectors4:
+	vpxorq (%rdx), %ymm10, %ymm0
+	vpxorq 32(%rdx), %ymm10, %ymm1
+	vpxorq 64(%rdx), %ymm10, %ymm2
+	vpxorq 96(%rdx), %ymm10, %ymm3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm2, %ymm2
+	vaesdec %ymm15, %ymm3, %ymm3
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm2, %ymm2
+	vaesdec %ymm16, %ymm3, %ymm3
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm2, %ymm2
+	vaesdec %ymm17, %ymm3, %ymm3
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm2, %ymm2
+	vaesdec %ymm18, %ymm3, %ymm3
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm2, %ymm2
+	vaesdec %ymm19, %ymm3, %ymm3
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm1, %ymm1
+	vaesdec %ymm20, %ymm2, %ymm2
+	vaesdec %ymm20, %ymm3, %ymm3
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm1, %ymm1
+	vaesdec %ymm21, %ymm2, %ymm2
+	vaesdec %ymm21, %ymm3, %ymm3
+	vmovdqu64 (%rdx), %ymm9
+	valignq $2, %ymm8, %ymm9, %ymm9  # the block before each block
+	vpxorq %ymm22, %ymm9, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxorq 16(%rdx), %ymm22, %ymm9
+	vaesdeclast %ymm9, %ymm1, %ymm1
+	vpxorq 48(%rdx), %ymm22, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxorq 80(%rdx), %ymm22, %ymm9
+	vaesdeclast %ymm9, %ymm3, %ymm3
+	vbroadcasti32x4 112(%rdx), %ymm8  # last ciphertext block, before any store
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_vectors4
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vector
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_vectors2:
+	vpxorq (%rdx), %ymm10, %ymm0
+	vpxorq 32(%rdx), %ymm10, %ymm1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm1, %ymm1
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm1, %ymm1
+	vmovdqu64 (%rdx), %ymm9
+	valignq $2, %ymm8, %ymm9, %ymm9  # the block before each block
+	vpxorq %ymm22, %ymm9, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxorq 16(%rdx), %ymm22, %ymm9
+	vaesdeclast %ymm9, %ymm1, %ymm1
+	vbroadcasti32x4 48(%rdx), %ymm8  # last ciphertext block, before any store
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_vectors2
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc_tail_block
@@ -425,7 +641,7 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc, .-aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc
 
-/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 120 AES instructions. */
+/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts
 	.hidden aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts
 	.type aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts, @function
@@ -455,7 +671,7 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vpsllvq .Lconst+128(%rip), %ymm8, %ymm8
 	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_loop:
 	vpxorq (%rdx), %ymm8, %ymm0
 	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
@@ -638,6 +854,156 @@ aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_loop
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vectors4:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
+	vpxorq 32(%rdx), %ymm1, %ymm9
+	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
+	vpxorq 64(%rdx), %ymm2, %ymm9
+	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
+	vpxorq 96(%rdx), %ymm3, %ymm9
+	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm12, %ymm2, %ymm2
+	vaesdec %ymm12, %ymm3, %ymm3
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm2, %ymm2
+	vaesdec %ymm13, %ymm3, %ymm3
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm2, %ymm2
+	vaesdec %ymm14, %ymm3, %ymm3
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm2, %ymm2
+	vaesdec %ymm15, %ymm3, %ymm3
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm2, %ymm2
+	vaesdec %ymm16, %ymm3, %ymm3
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm2, %ymm2
+	vaesdec %ymm17, %ymm3, %ymm3
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm2, %ymm2
+	vaesdec %ymm18, %ymm3, %ymm3
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm2, %ymm2
+	vaesdec %ymm19, %ymm3, %ymm3
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm1, %ymm1
+	vaesdec %ymm20, %ymm2, %ymm2
+	vaesdec %ymm20, %ymm3, %ymm3
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm1, %ymm1
+	vaesdec %ymm21, %ymm2, %ymm2
+	vaesdec %ymm21, %ymm3, %ymm3
+	vaesdec %ymm22, %ymm0, %ymm0
+	vaesdec %ymm22, %ymm1, %ymm1
+	vaesdec %ymm22, %ymm2, %ymm2
+	vaesdec %ymm22, %ymm3, %ymm3
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vpxorq 64(%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm2, %ymm2
+	vpxorq 96(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm3, %ymm3
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vectors4
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+.Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vectors2:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
+	vpxorq 32(%rdx), %ymm1, %ymm9
+	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
+	vaesdec %ymm12, %ymm0, %ymm0
+	vaesdec %ymm12, %ymm1, %ymm1
+	vaesdec %ymm13, %ymm0, %ymm0
+	vaesdec %ymm13, %ymm1, %ymm1
+	vaesdec %ymm14, %ymm0, %ymm0
+	vaesdec %ymm14, %ymm1, %ymm1
+	vaesdec %ymm15, %ymm0, %ymm0
+	vaesdec %ymm15, %ymm1, %ymm1
+	vaesdec %ymm16, %ymm0, %ymm0
+	vaesdec %ymm16, %ymm1, %ymm1
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vaesdec %ymm18, %ymm0, %ymm0
+	vaesdec %ymm18, %ymm1, %ymm1
+	vaesdec %ymm19, %ymm0, %ymm0
+	vaesdec %ymm19, %ymm1, %ymm1
+	vaesdec %ymm20, %ymm0, %ymm0
+	vaesdec %ymm20, %ymm1, %ymm1
+	vaesdec %ymm21, %ymm0, %ymm0
+	vaesdec %ymm21, %ymm1, %ymm1
+	vaesdec %ymm22, %ymm0, %ymm0
+	vaesdec %ymm22, %ymm1, %ymm1
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesdeclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rsi), %ymm23, %ymm10
+	vaesdeclast %ymm10, %ymm1, %ymm1
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_vectors2
 .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts_tail_block

@@ -23,7 +23,7 @@
 
 	.text
 
-/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 120 AES instructions. */
+/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb
 	.hidden aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb
 	.type aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb, @function
@@ -45,7 +45,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb:
 	vbroadcasti32x4 176(%rdi), %ymm19  # k11
 	vbroadcasti32x4 192(%rdi), %ymm20  # k12
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_loop:
 	vpxorq (%rdx), %ymm8, %ymm0
 	vpxorq 32(%rdx), %ymm8, %ymm1
@@ -164,6 +164,108 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_loop
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_vectors4:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vpxorq 32(%rdx), %ymm8, %ymm1
+	vpxorq 64(%rdx), %ymm8, %ymm2
+	vpxorq 96(%rdx), %ymm8, %ymm3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm3, %ymm3
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenclast %ymm20, %ymm0, %ymm0
+	vaesenclast %ymm20, %ymm1, %ymm1
+	vaesenclast %ymm20, %ymm2, %ymm2
+	vaesenclast %ymm20, %ymm3, %ymm3
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_vectors2:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vpxorq 32(%rdx), %ymm8, %ymm1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenclast %ymm20, %ymm0, %ymm0
+	vaesenclast %ymm20, %ymm1, %ymm1
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb_tail_block
@@ -215,7 +317,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb, .-aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ecb
 
-/* ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 120 AES instructions. */
+/* ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry
 	.hidden aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry
 	.type aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry, @function
@@ -242,7 +344,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_loop:
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxorq %ymm10, %ymm0, %ymm0
@@ -385,6 +487,126 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_loop
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors4:
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxorq %ymm10, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxorq %ymm10, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
+	vpshufb .Lconst(%rip), %ymm2, %ymm2
+	vpxorq %ymm10, %ymm2, %ymm2
+	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
+	vpshufb .Lconst(%rip), %ymm3, %ymm3
+	vpxorq %ymm10, %ymm3, %ymm3
+	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm3, %ymm3
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm3, %ymm3
+	vaesenc %ymm21, %ymm0, %ymm0
+	vaesenc %ymm21, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm2, %ymm2
+	vaesenc %ymm21, %ymm3, %ymm3
+	vpxorq (%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm3, %ymm3
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors2:
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxorq %ymm10, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxorq %ymm10, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm0, %ymm0
+	vaesenc %ymm21, %ymm1, %ymm1
+	vpxorq (%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm22, %ymm9
+	vaesenclast %ymm9, %ymm1, %ymm1
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_block
@@ -493,7 +715,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc, .-aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc
 
-/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 120 AES instructions. */
+/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts
 	.hidden aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts
 	.type aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts, @function
@@ -523,7 +745,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vpsllvq .Lconst+832(%rip), %ymm8, %ymm8
 	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_loop:
 	vpxorq (%rdx), %ymm8, %ymm0
 	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
@@ -706,6 +928,156 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	subq $16, %rcx
 	cmpq $16, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_loop
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors4:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
+	vpxorq 32(%rdx), %ymm1, %ymm9
+	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm2
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
+	vpxorq 64(%rdx), %ymm2, %ymm9
+	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm2
+	vpsrlq $58, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $6, %ymm8, %ymm3
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
+	vpxorq 96(%rdx), %ymm3, %ymm9
+	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm3
+	vpsrlq $56, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $8, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm3, %ymm3
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm3, %ymm3
+	vaesenc %ymm21, %ymm0, %ymm0
+	vaesenc %ymm21, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm2, %ymm2
+	vaesenc %ymm21, %ymm3, %ymm3
+	vaesenc %ymm22, %ymm0, %ymm0
+	vaesenc %ymm22, %ymm1, %ymm1
+	vaesenc %ymm22, %ymm2, %ymm2
+	vaesenc %ymm22, %ymm3, %ymm3
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rsi), %ymm23, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vpxorq 64(%rsi), %ymm23, %ymm9
+	vaesenclast %ymm9, %ymm2, %ymm2
+	vpxorq 96(%rsi), %ymm23, %ymm10
+	vaesenclast %ymm10, %ymm3, %ymm3
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors4
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2:
+	cmpq $4, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors2:
+	vpxorq (%rdx), %ymm8, %ymm0
+	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm0, %ymm0
+	vpsrlq $62, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $2, %ymm8, %ymm1
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
+	vpxorq 32(%rdx), %ymm1, %ymm9
+	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
+	vpxorq %ymm11, %ymm9, %ymm1
+	vpsrlq $60, %ymm8, %ymm9
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
+	vpslldq $8, %ymm9, %ymm9
+	vpsllq $4, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm0, %ymm0
+	vaesenc %ymm21, %ymm1, %ymm1
+	vaesenc %ymm22, %ymm0, %ymm0
+	vaesenc %ymm22, %ymm1, %ymm1
+	vpxorq (%rsi), %ymm23, %ymm9
+	vaesenclast %ymm9, %ymm0, %ymm0
+	vpxorq 32(%rsi), %ymm23, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	addq $64, %rdx
+	addq $64, %rsi
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors2
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_block

@@ -23,7 +23,7 @@
 
 	.text
 
-/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 120 AES instructions. */
+/* ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes512_x8_ecb
 	.hidden aesgen_aes192_enc__x86_64_vaes512_x8_ecb
 	.type aesgen_aes192_enc__x86_64_vaes512_x8_ecb, @function
@@ -45,7 +45,7 @@ aesgen_aes192_enc__x86_64_vaes512_x8_ecb:
 	vbroadcasti32x4 176(%rdi), %zmm19  # k11
 	vbroadcasti32x4 192(%rdi), %zmm20  # k12
 	cmpq $32, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_loop:
 	vpxorq (%rdx), %zmm8, %zmm0
 	vpxorq 64(%rdx), %zmm8, %zmm1
@@ -164,6 +164,108 @@ aesgen_aes192_enc__x86_64_vaes512_x8_ecb:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_loop
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_vectors4:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vpxorq 64(%rdx), %zmm8, %zmm1
+	vpxorq 128(%rdx), %zmm8, %zmm2
+	vpxorq 192(%rdx), %zmm8, %zmm3
+	vaesenc %zmm9, %zmm0, %zmm0
+	vaesenc %zmm9, %zmm1, %zmm1
+	vaesenc %zmm9, %zmm2, %zmm2
+	vaesenc %zmm9, %zmm3, %zmm3
+	vaesenc %zmm10, %zmm0, %zmm0
+	vaesenc %zmm10, %zmm1, %zmm1
+	vaesenc %zmm10, %zmm2, %zmm2
+	vaesenc %zmm10, %zmm3, %zmm3
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm2, %zmm2
+	vaesenc %zmm11, %zmm3, %zmm3
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenclast %zmm20, %zmm0, %zmm0
+	vaesenclast %zmm20, %zmm1, %zmm1
+	vaesenclast %zmm20, %zmm2, %zmm2
+	vaesenclast %zmm20, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_vectors4
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_vectors2:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vpxorq 64(%rdx), %zmm8, %zmm1
+	vaesenc %zmm9, %zmm0, %zmm0
+	vaesenc %zmm9, %zmm1, %zmm1
+	vaesenc %zmm10, %zmm0, %zmm0
+	vaesenc %zmm10, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenclast %zmm20, %zmm0, %zmm0
+	vaesenclast %zmm20, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_vectors2
 .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ecb_tail_block
@@ -215,7 +317,7 @@ aesgen_aes192_enc__x86_64_vaes512_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes512_x8_ecb, .-aesgen_aes192_enc__x86_64_vaes512_x8_ecb
 
-/* ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 120 AES instructions. */
+/* ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry
 	.hidden aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry
 	.type aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry, @function
@@ -242,7 +344,7 @@ aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %zmm8, %zmm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %zmm8, %zmm8
 	cmpq $32, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_loop:
 	vpshufb .Lconst(%rip), %zmm8, %zmm0
 	vpxorq %zmm10, %zmm0, %zmm0
@@ -385,6 +487,126 @@ aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_loop
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_vectors4:
+	vpshufb .Lconst(%rip), %zmm8, %zmm0
+	vpxorq %zmm10, %zmm0, %zmm0
+	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
+	vpshufb .Lconst(%rip), %zmm1, %zmm1
+	vpxorq %zmm10, %zmm1, %zmm1
+	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
+	vpshufb .Lconst(%rip), %zmm2, %zmm2
+	vpxorq %zmm10, %zmm2, %zmm2
+	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
+	vpshufb .Lconst(%rip), %zmm3, %zmm3
+	vpxorq %zmm10, %zmm3, %zmm3
+	vpaddq .Lconst+320(%rip), %zmm8, %zmm8
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm2, %zmm2
+	vaesenc %zmm11, %zmm3, %zmm3
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vpxorq (%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_vectors4
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_vectors2:
+	vpshufb .Lconst(%rip), %zmm8, %zmm0
+	vpxorq %zmm10, %zmm0, %zmm0
+	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
+	vpshufb .Lconst(%rip), %zmm1, %zmm1
+	vpxorq %zmm10, %zmm1, %zmm1
+	vpaddq .Lconst+192(%rip), %zmm8, %zmm8
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vpxorq (%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm22, %zmm9
+	vaesenclast %zmm9, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_vectors2
 .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry_tail_block
@@ -493,7 +715,7 @@ aesgen_aes192_enc__x86_64_vaes512_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes512_x8_cbc, .-aesgen_aes192_enc__x86_64_vaes512_x8_cbc
 
-/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 120 AES instructions. */
+/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes512_x8_xts
 	.hidden aesgen_aes192_enc__x86_64_vaes512_x8_xts
 	.type aesgen_aes192_enc__x86_64_vaes512_x8_xts, @function
@@ -523,7 +745,7 @@ aesgen_aes192_enc__x86_64_vaes512_x8_xts:
 	vpsllvq .Lconst+832(%rip), %zmm8, %zmm8
 	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	cmpq $32, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vector
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vectors4
 .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_loop:
 	vpxorq (%rdx), %zmm8, %zmm0
 	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
@@ -706,6 +928,156 @@ aesgen_aes192_enc__x86_64_vaes512_x8_xts:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_loop
+.Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vectors2
+.Laesgen_aes192_enc__x86_64_vaes512_x8_xts_vectors4:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
+	vpxorq 64(%rdx), %zmm1, %zmm9
+	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm1
+	vpsrlq $56, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $8, %zmm8, %zmm2
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
+	vpxorq 128(%rdx), %zmm2, %zmm9
+	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm2
+	vpsrlq $52, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $12, %zmm8, %zmm3
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
+	vpxorq 192(%rdx), %zmm3, %zmm9
+	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm3
+	vpsrlq $48, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $16, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm22, %zmm3, %zmm3
+	vpxorq (%rsi), %zmm23, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rsi), %zmm23, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
+	vpxorq 128(%rsi), %zmm23, %zmm9
+	vaesenclast %zmm9, %zmm2, %zmm2
+	vpxorq 192(%rsi), %zmm23, %zmm10
+	vaesenclast %zmm10, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_vectors4
+.Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vector
+.Laesgen_aes192_enc__x86_64_vaes512_x8_xts_vectors2:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
+	vpxorq 64(%rdx), %zmm1, %zmm9
+	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm1
+	vpsrlq $56, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $8, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm22, %zmm1, %zmm1
+	vpxorq (%rsi), %zmm23, %zmm9
+	vaesenclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rsi), %zmm23, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_vectors2
 .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes512_x8_xts_tail_block

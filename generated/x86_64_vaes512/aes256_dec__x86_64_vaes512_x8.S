@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers; 140 AES instructions. */
+/* ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes512_x8_ecb
 	.hidden aesgen_aes256_dec__x86_64_vaes512_x8_ecb
 	.type aesgen_aes256_dec__x86_64_vaes512_x8_ecb, @function
@@ -46,7 +46,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_ecb:
 	vbroadcasti32x4 208(%rdi), %zmm21  # k13
 	vbroadcasti32x4 224(%rdi), %zmm22  # k14
 	cmpq $32, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_loop:
 	vpxorq (%rdx), %zmm8, %zmm0
 	vpxorq 64(%rdx), %zmm8, %zmm1
@@ -181,6 +181,120 @@ aesgen_aes256_dec__x86_64_vaes512_x8_ecb:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_loop
+.Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_vectors4:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vpxorq 64(%rdx), %zmm8, %zmm1
+	vpxorq 128(%rdx), %zmm8, %zmm2
+	vpxorq 192(%rdx), %zmm8, %zmm3
+	vaesdec %zmm9, %zmm0, %zmm0
+	vaesdec %zmm9, %zmm1, %zmm1
+	vaesdec %zmm9, %zmm2, %zmm2
+	vaesdec %zmm9, %zmm3, %zmm3
+	vaesdec %zmm10, %zmm0, %zmm0
+	vaesdec %zmm10, %zmm1, %zmm1
+	vaesdec %zmm10, %zmm2, %zmm2
+	vaesdec %zmm10, %zmm3, %zmm3
+	vaesdec %zmm11, %zmm0, %zmm0
+	vaesdec %zmm11, %zmm1, %zmm1
+	vaesdec %zmm11, %zmm2, %zmm2
+	vaesdec %zmm11, %zmm3, %zmm3
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm12, %zmm2, %zmm2
+	vaesdec %zmm12, %zmm3, %zmm3
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm2, %zmm2
+	vaesdec %zmm13, %zmm3, %zmm3
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm2, %zmm2
+	vaesdec %zmm14, %zmm3, %zmm3
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm2, %zmm2
+	vaesdec %zmm15, %zmm3, %zmm3
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm2, %zmm2
+	vaesdec %zmm16, %zmm3, %zmm3
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm2, %zmm2
+	vaesdec %zmm17, %zmm3, %zmm3
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm2, %zmm2
+	vaesdec %zmm18, %zmm3, %zmm3
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm2, %zmm2
+	vaesdec %zmm19, %zmm3, %zmm3
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm2, %zmm2
+	vaesdec %zmm20, %zmm3, %zmm3
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm2, %zmm2
+	vaesdec %zmm21, %zmm3, %zmm3
+	vaesdeclast %zmm22, %zmm0, %zmm0
+	vaesdeclast %zmm22, %zmm1, %zmm1
+	vaesdeclast %zmm22, %zmm2, %zmm2
+	vaesdeclast %zmm22, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_vectors4
+.Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_vectors2:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vpxorq 64(%rdx), %zmm8, %zmm1
+	vaesdec %zmm9, %zmm0, %zmm0
+	vaesdec %zmm9, %zmm1, %zmm1
+	vaesdec %zmm10, %zmm0, %zmm0
+	vaesdec %zmm10, %zmm1, %zmm1
+	vaesdec %zmm11, %zmm0, %zmm0
+	vaesdec %zmm11, %zmm1, %zmm1
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdeclast %zmm22, %zmm0, %zmm0
+	vaesdeclast %zmm22, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_vectors2
 .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_ecb_tail_block
@@ -236,7 +350,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes512_x8_ecb, .-aesgen_aes256_dec__x86_64_vaes512_x8_ecb
 
-/* cbc: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers; 140 AES instructions. */
+/* cbc: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes512_x8_cbc
 	.hidden aesgen_aes256_dec__x86_64_vaes512_x8_cbc
 	.type aesgen_aes256_dec__x86_64_vaes512_x8_cbc, @function
@@ -261,7 +375,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_cbc:
 	vbroadcasti32x4 224(%rdi), %zmm24  # k14
 	vbroadcasti32x4 (%r8), %zmm8  # IV in every lane
 	cmpq $32, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_loop:
 	vpxorq (%rdx), %zmm10, %zmm0
 	vpxorq 64(%rdx), %zmm10, %zmm1
@@ -407,6 +521,132 @@ aesgen_aes256_dec__x86_64_vaes512_x8_cbc:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_loop
+.Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_vectors4:
+	vpxorq (%rdx), %zmm10, %zmm0
+	vpxorq 64(%rdx), %zmm10, %zmm1
+	vpxorq 128(%rdx), %zmm10, %zmm2
+	vpxorq 192(%rdx), %zmm10, %zmm3
+	vaesdec %zmm11, %zmm0, %zmm0
+	vaesdec %zmm11, %zmm1, %zmm1
+	vaesdec %zmm11, %zmm2, %zmm2
+	vaesdec %zmm11, %zmm3, %zmm3
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm12, %zmm2, %zmm2
+	vaesdec %zmm12, %zmm3, %zmm3
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm2, %zmm2
+	vaesdec %zmm13, %zmm3, %zmm3
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm2, %zmm2
+	vaesdec %zmm14, %zmm3, %zmm3
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm2, %zmm2
+	vaesdec %zmm15, %zmm3, %zmm3
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm2, %zmm2
+	vaesdec %zmm16, %zmm3, %zmm3
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm2, %zmm2
+	vaesdec %zmm17, %zmm3, %zmm3
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm2, %zmm2
+	vaesdec %zmm18, %zmm3, %zmm3
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm2, %zmm2
+	vaesdec %zmm19, %zmm3, %zmm3
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm2, %zmm2
+	vaesdec %zmm20, %zmm3, %zmm3
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm2, %zmm2
+	vaesdec %zmm21, %zmm3, %zmm3
+	vaesdec %zmm22, %zmm0, %zmm0
+	vaesdec %zmm22, %zmm1, %zmm1
+	vaesdec %zmm22, %zmm2, %zmm2
+	vaesdec %zmm22, %zmm3, %zmm3
+	vaesdec %zmm23, %zmm0, %zmm0
+	vaesdec %zmm23, %zmm1, %zmm1
+	vaesdec %zmm23, %zmm2, %zmm2
+	vaesdec %zmm23, %zmm3, %zmm3
+	vmovdqu64 (%rdx), %zmm9
+	valignq $6, %zmm8, %zmm9, %zmm9  # the block before each block
+	vpxorq %zmm24, %zmm9, %zmm9
+	vaesdeclast %zmm9, %zmm0, %zmm0
+	vpxorq 48(%rdx), %zmm24, %zmm9
+	vaesdeclast %zmm9, %zmm1, %zmm1
+	vpxorq 112(%rdx), %zmm24, %zmm9
+	vaesdeclast %zmm9, %zmm2, %zmm2
+	vpxorq 176(%rdx), %zmm24, %zmm9
+	vaesdeclast %zmm9, %zmm3, %zmm3
+	vbroadcasti32x4 240(%rdx), %zmm8  # last ciphertext block, before any store
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_vectors4
+.Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_vectors2:
+	vpxorq (%rdx), %zmm10, %zmm0
+	vpxorq 64(%rdx), %zmm10, %zmm1
+	vaesdec %zmm11, %zmm0, %zmm0
+	vaesdec %zmm11, %zmm1, %zmm1
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm22, %zmm0, %zmm0
+	vaesdec %zmm22, %zmm1, %zmm1
+	vaesdec %zmm23, %zmm0, %zmm0
+	vaesdec %zmm23, %zmm1, %zmm1
+	vmovdqu64 (%rdx), %zmm9
+	valignq $6, %zmm8, %zmm9, %zmm9  # the block before each block
+	vpxorq %zmm24, %zmm9, %zmm9
+	vaesdeclast %zmm9, %zmm0, %zmm0
+	vpxorq 48(%rdx), %zmm24, %zmm9
+	vaesdeclast %zmm9, %zmm1, %zmm1
+	vbroadcasti32x4 112(%rdx), %zmm8  # last ciphertext block, before any store
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_vectors2
 .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_cbc_tail_block
@@ -469,7 +709,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes512_x8_cbc, .-aesgen_aes256_dec__x86_64_vaes512_x8_cbc
 
-/* xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers; 140 AES instructions. */
+/* xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes512_x8_xts
 	.hidden aesgen_aes256_dec__x86_64_vaes512_x8_xts
 	.type aesgen_aes256_dec__x86_64_vaes512_x8_xts, @function
@@ -501,7 +741,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vpsllvq .Lconst+128(%rip), %zmm8, %zmm8
 	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	cmpq $32, %rcx
-	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vector
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors4
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_loop:
 	vpxorq (%rdx), %zmm8, %zmm0
 	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
@@ -700,6 +940,168 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	subq $32, %rcx
 	cmpq $32, %rcx
 	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_loop
+.Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors4:
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors2
+.Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors4:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
+	vpxorq 64(%rdx), %zmm1, %zmm9
+	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm1
+	vpsrlq $56, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $8, %zmm8, %zmm2
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
+	vpxorq 128(%rdx), %zmm2, %zmm9
+	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm2
+	vpsrlq $52, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $12, %zmm8, %zmm3
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
+	vpxorq 192(%rdx), %zmm3, %zmm9
+	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm3
+	vpsrlq $48, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $16, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm12, %zmm2, %zmm2
+	vaesdec %zmm12, %zmm3, %zmm3
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm2, %zmm2
+	vaesdec %zmm13, %zmm3, %zmm3
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm2, %zmm2
+	vaesdec %zmm14, %zmm3, %zmm3
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm2, %zmm2
+	vaesdec %zmm15, %zmm3, %zmm3
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm2, %zmm2
+	vaesdec %zmm16, %zmm3, %zmm3
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm2, %zmm2
+	vaesdec %zmm17, %zmm3, %zmm3
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm2, %zmm2
+	vaesdec %zmm18, %zmm3, %zmm3
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm2, %zmm2
+	vaesdec %zmm19, %zmm3, %zmm3
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm2, %zmm2
+	vaesdec %zmm20, %zmm3, %zmm3
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm2, %zmm2
+	vaesdec %zmm21, %zmm3, %zmm3
+	vaesdec %zmm22, %zmm0, %zmm0
+	vaesdec %zmm22, %zmm1, %zmm1
+	vaesdec %zmm22, %zmm2, %zmm2
+	vaesdec %zmm22, %zmm3, %zmm3
+	vaesdec %zmm23, %zmm0, %zmm0
+	vaesdec %zmm23, %zmm1, %zmm1
+	vaesdec %zmm23, %zmm2, %zmm2
+	vaesdec %zmm23, %zmm3, %zmm3
+	vaesdec %zmm24, %zmm0, %zmm0
+	vaesdec %zmm24, %zmm1, %zmm1
+	vaesdec %zmm24, %zmm2, %zmm2
+	vaesdec %zmm24, %zmm3, %zmm3
+	vpxorq (%rsi), %zmm25, %zmm9
+	vaesdeclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rsi), %zmm25, %zmm10
+	vaesdeclast %zmm10, %zmm1, %zmm1
+	vpxorq 128(%rsi), %zmm25, %zmm9
+	vaesdeclast %zmm9, %zmm2, %zmm2
+	vpxorq 192(%rsi), %zmm25, %zmm10
+	vaesdeclast %zmm10, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors4
+.Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors2:
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vector
+.Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors2:
+	vpxorq (%rdx), %zmm8, %zmm0
+	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm0, %zmm0
+	vpsrlq $60, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $4, %zmm8, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
+	vpxorq 64(%rdx), %zmm1, %zmm9
+	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
+	vpxorq %zmm11, %zmm9, %zmm1
+	vpsrlq $56, %zmm8, %zmm9
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
+	vpslldq $8, %zmm9, %zmm9
+	vpsllq $8, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
+	vaesdec %zmm12, %zmm0, %zmm0
+	vaesdec %zmm12, %zmm1, %zmm1
+	vaesdec %zmm13, %zmm0, %zmm0
+	vaesdec %zmm13, %zmm1, %zmm1
+	vaesdec %zmm14, %zmm0, %zmm0
+	vaesdec %zmm14, %zmm1, %zmm1
+	vaesdec %zmm15, %zmm0, %zmm0
+	vaesdec %zmm15, %zmm1, %zmm1
+	vaesdec %zmm16, %zmm0, %zmm0
+	vaesdec %zmm16, %zmm1, %zmm1
+	vaesdec %zmm17, %zmm0, %zmm0
+	vaesdec %zmm17, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm22, %zmm0, %zmm0
+	vaesdec %zmm22, %zmm1, %zmm1
+	vaesdec %zmm23, %zmm0, %zmm0
+	vaesdec %zmm23, %zmm1, %zmm1
+	vaesdec %zmm24, %zmm0, %zmm0
+	vaesdec %zmm24, %zmm1, %zmm1
+	vpxorq (%rsi), %zmm25, %zmm9
+	vaesdeclast %zmm9, %zmm0, %zmm0
+	vpxorq 64(%rsi), %zmm25, %zmm10
+	vaesdeclast %zmm10, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors2
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_block

@@ -109,10 +109,15 @@ class LoopEmitter(BlockLoop):
         self.asm("bcast", reg, M(RK, 16 * rnd), note=note)
 
     def stages(self) -> list[Stage]:
+        """N vectors per iteration; then what is left in halves (N/2, N/4, ... vectors, each
+        at most once: a short message's vectors in one pass rather than one vector per
+        iteration), then one block at a time."""
         p, lanes = self.plan, self.isa.lanes
         nvec, kind = len(p.data), self.isa.kind
-        return [Stage(list(p.data), nvec * lanes, shape=kind),
-                Stage([p.data[0]], lanes, loop="vector", entry="tail_vector", shape=kind, present=nvec > 1),
+        halves = [1 << i for i in range((nvec - 1).bit_length() - 1, -1, -1)] if nvec > 1 else []
+        tails = [Stage(list(p.data[:k]), k * lanes, loop="vector" if k == 1 else f"vectors{k}",
+                       entry="tail_vector" if k == 1 else f"tail_vectors{k}", shape=kind) for k in halves]
+        return [Stage(list(p.data), nvec * lanes, shape=kind), *tails,
                 Stage([p.data[0]], 1, loop="block", entry="tail_block", shape="xmm", countdown=True,
                       present=lanes > 1)]
 

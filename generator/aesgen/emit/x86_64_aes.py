@@ -3,8 +3,9 @@
 Per variant (one key size, one direction) the .S file holds the mode loops and the .c
 file the table-free key set-up (generated from the IR), the CTR carry splitting and the
 descriptor. Each loop interleaves N vectors per iteration with rounds fully unrolled;
-the key policy comes from `regplan.plan`. Tails run one vector, then one block, at a
-time. Every function is executed in the model (machine/x86_64.py) on block counts around
+the key policy comes from `regplan.plan`. What is left runs in halves (N/2, N/4, ... 1
+vectors, each at most once), then one block at a time. Modes: ECB, CBC, CTR and XTS (the
+tweaks by shifts and a carry-less multiply). Every function is executed in the model (machine/x86_64.py) on block counts around
 every loop boundary, in place and out of place, before anything is written.
 """
 

@@ -533,7 +533,11 @@ static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t
      * 8-byte halves: the CTR loops read it so, and a load spanning two stores stalls */
     memcpy(counter, iv, 8);
     aesgen_store_be64(counter + 8, (uint64_t)aesgen_load_be32(iv + 8) << 32 | 1);
-    aesgen_variant_ctr(kstate(key)->aes, schedule(key), slot, slot, 1 + t / 16, counter);
+    const aesgen_variant *v = kstate(key)->aes;
+    if (v->ctr_low64 && v->align == 0) /* the low 64 bits, at most 2^64 - 2^32 + 1, never wrap here */
+        v->ctr(schedule(key), slot, slot, 1 + t / 16, counter);
+    else
+        aesgen_variant_ctr(v, schedule(key), slot, slot, 1 + t / 16, counter);
     memcpy(ek0, slot, 16);
     memcpy(slot, saved, 16);
 }

@@ -1,0 +1,47 @@
+#!/bin/sh
+# The openssl command line with the aesgen provider: it lists the ciphers, and
+# `openssl enc` through aesgen and through the default provider decrypt each other.
+#   provider_cli.sh <openssl> <module-dir> <scratch-dir>
+set -eu
+openssl=$1 dir=$2 tmp=$3
+mkdir -p "$tmp"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+list=$("$openssl" list -cipher-algorithms -provider-path "$dir" -provider aesgen)
+for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr; do
+    echo "$list" | grep -i -- "$c" | grep -q '@ aesgen' || fail "$c is not listed from aesgen:
+$list"
+done
+echo "listed: 9 ciphers @ aesgen"
+
+# 1000 bytes: not a multiple of the block size, so the padding is exercised.
+head -c 1000 /dev/urandom >"$tmp/pt"
+K=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+IV=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+aesgen="-provider-path $dir -provider aesgen -provider default -propquery provider=aesgen"
+default="-provider default -propquery provider=default"
+for c in aes-128-cbc aes-256-cbc aes-128-ctr aes-128-ecb; do
+    k=$K
+    case $c in aes-128-*) k=$(echo "$K" | cut -c1-32) ;; esac
+    iv="-iv $IV"
+    [ "$c" = aes-128-ecb ] && iv=""
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -e -K "$k" $iv -nosalt $default -in "$tmp/pt" -out "$tmp/ct.default"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -e -K "$k" $iv -nosalt $aesgen -in "$tmp/pt" -out "$tmp/ct.aesgen"
+    cmp -s "$tmp/ct.default" "$tmp/ct.aesgen" || fail "$c: ciphertexts differ"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -d -K "$k" $iv -nosalt $aesgen -in "$tmp/ct.default" -out "$tmp/pt.aesgen"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -d -K "$k" $iv -nosalt $default -in "$tmp/ct.aesgen" -out "$tmp/pt.default"
+    cmp -s "$tmp/pt" "$tmp/pt.aesgen" || fail "$c: aesgen does not decrypt the default provider's ciphertext"
+    cmp -s "$tmp/pt" "$tmp/pt.default" || fail "$c: the default provider does not decrypt aesgen's ciphertext"
+    echo "enc: $c both ways"
+done
+# A wrong key: the padding check fails through aesgen, with its reason.
+if "$openssl" enc -aes-128-cbc -d -K 00000000000000000000000000000000 -iv "$IV" -nosalt $aesgen \
+      -in "$tmp/ct.default" -out "$tmp/bad" 2>"$tmp/err"; then
+    fail "aes-128-cbc: decryption with a wrong key succeeded"
+fi
+grep -q "aesgen: bad decrypt" "$tmp/err" || fail "no aesgen bad decrypt reason: $(cat "$tmp/err")"
+echo "enc: wrong key refused (bad decrypt)"

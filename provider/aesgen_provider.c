@@ -164,11 +164,14 @@ static int ctx_init(void *vctx, const unsigned char *key, size_t keylen, const u
         memcpy(c->oiv, iv, 16);
         c->iv_set = 1;
     }
-    /* As the default provider: init without an IV restarts from the last IV given. */
+    /* As the default provider: an init with an IV starts the stream there. One
+     * without restarts CBC from the last IV given, while CTR goes on from the next
+     * counter block, dropping the unused keystream of a partial block. */
     if (c->iv_set) {
-        memcpy(c->iv, c->oiv, 16);
-        if (c->mode == M_CTR)
-            aesgen_ctr_init(&c->ctr, c->oiv);
+        if (c->mode == M_CBC)
+            memcpy(c->iv, c->oiv, 16);
+        else if (c->mode == M_CTR)
+            aesgen_ctr_init(&c->ctr, iv != NULL ? c->oiv : c->ctr.counter);
     }
     c->enc = enc;
     c->bufsz = 0;

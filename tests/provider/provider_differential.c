@@ -2,7 +2,7 @@
  *   provider_differential <module-dir>
  * Every ECB/CBC/CTR cipher the provider offers: lengths 0..2048 (padding on and off),
  * 1 MiB, random update splits, in place, decryption of the other's ciphertext,
- * re-init with a new IV and the same key, EVP_CIPHER_CTX_copy mid-stream, bad key
+ * re-init with a new IV and the same key (and with neither), EVP_CIPHER_CTX_copy mid-stream, bad key
  * length, tampered padding, the updated IV and num, and the provider's call counter.
  * AESGEN_DIFFERENTIAL_QUICK=1 (the memcheck stage) takes every 7th length. */
 #include <stdint.h>
@@ -178,9 +178,9 @@ static void sweep(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d, in
 /* Re-init with a new IV (key NULL), and EVP_CIPHER_CTX_copy mid-stream. */
 static void reinit_and_copy(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
 {
-    uint8_t key[32], iv1[16], iv2[16], pt[300], ra[2][320], rd[2][320], rc[320];
+    uint8_t key[32], iv1[16], iv2[16], pt[300], ra[3][320], rd[3][320], rc[320];
     rnd_bytes(key, sizeof key), rnd_bytes(iv1, 16), rnd_bytes(iv2, 16), rnd_bytes(pt, sizeof pt);
-    size_t la[2], ld[2], lc;
+    size_t la[3], ld[3], lc;
     const EVP_CIPHER *cs[2] = {a, d};
     for (int k = 0; k < 2; k++) {
         EVP_CIPHER_CTX *ctx = start(cs[k], 1, 1, key, iv1);
@@ -188,11 +188,14 @@ static void reinit_and_copy(const char *name, const EVP_CIPHER *a, const EVP_CIP
         uint8_t(*r)[320] = k == 0 ? ra : rd;
         int ok = ctx != NULL && run(ctx, r[0], &l[0], pt, 77, NULL, 0);
         ok = ok && EVP_CipherInit_ex2(ctx, NULL, NULL, iv2, 1, NULL) && run(ctx, r[1], &l[1], pt, 77, NULL, 0);
+        /* neither key nor IV: the default provider restarts from the last IV given */
+        ok = ok && EVP_CipherInit_ex2(ctx, NULL, NULL, NULL, 1, NULL) && run(ctx, r[2], &l[2], pt, 77, NULL, 0);
         CHECK(ok, "%s re-init (provider %d)", name, k);
         EVP_CIPHER_CTX_free(ctx);
     }
     CHECK(la[0] == ld[0] && memcmp(ra[0], rd[0], ld[0]) == 0, "%s first message before re-init", name);
     CHECK(la[1] == ld[1] && memcmp(ra[1], rd[1], ld[1]) == 0, "%s message after re-init with a new IV", name);
+    CHECK(la[2] == ld[2] && memcmp(ra[2], rd[2], ld[2]) == 0, "%s message after re-init without key and IV", name);
 
     /* copy after 37 bytes: the original and the copy both finish the message */
     size_t ref_len;

@@ -1,0 +1,657 @@
+/* aesgen as an OpenSSL 3 provider: AES-128/192/256 in ECB, CBC (PKCS#7 padding
+ * as EVP does it) and CTR, through the cipher dispatch interface of
+ * provider-cipher(7). GCM and XTS are not offered yet (docs/openssl-provider.md).
+ *
+ * Semantics follow the default provider's generic block-cipher code, so that
+ * EVP callers cannot tell the two apart except by speed: partial blocks are
+ * buffered, decryption with padding holds back the last block until final,
+ * and errors produce no output. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "aesgen.h"
+
+#define AESGEN_PROV_NAME "aesgen"
+#define AESGEN_PROV_VERSION "0.1.0"
+#define AESGEN_PROV_PROPS "provider=aesgen"
+
+/* Reason codes: reported through the core's error upcalls, so that the error
+ * queue shows these strings under the provider's library. */
+enum {
+    R_BAD_KEY_LENGTH = 1,
+    R_BAD_IV_LENGTH,
+    R_BAD_DECRYPT,
+    R_WRONG_FINAL_BLOCK_LENGTH,
+    R_OUTPUT_TOO_SMALL,
+    R_NO_KEY_SET,
+    R_AESGEN_FAILURE,
+    R_BAD_PARAMETER,
+};
+
+static const OSSL_ITEM reason_strings[] = {
+    {R_BAD_KEY_LENGTH, "aesgen: bad key length"},
+    {R_BAD_IV_LENGTH, "aesgen: bad IV length"},
+    {R_BAD_DECRYPT, "aesgen: bad decrypt (padding check failed)"},
+    {R_WRONG_FINAL_BLOCK_LENGTH, "aesgen: wrong final block length (data not a multiple of the block size)"},
+    {R_OUTPUT_TOO_SMALL, "aesgen: output buffer too small"},
+    {R_NO_KEY_SET, "aesgen: no key set"},
+    {R_AESGEN_FAILURE, "aesgen: library call failed"},
+    {R_BAD_PARAMETER, "aesgen: bad parameter"},
+    {0, NULL},
+};
+
+typedef struct {
+    const OSSL_CORE_HANDLE *handle;
+    /* Counts cipher update/final/cipher calls, read through get_params as "aesgen-calls"
+     * so that tests can prove the calls went through this provider. */
+    _Atomic uint64_t calls;
+} prov_ctx;
+
+/* Core upcalls for errors; set once in OSSL_provider_init (the same for every
+ * load of the module in a process). */
+static OSSL_FUNC_core_new_error_fn *c_new_error;
+static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
+static OSSL_FUNC_core_vset_error_fn *c_vset_error;
+
+static void raise_err(const prov_ctx *p, int reason, const char *file, int line, const char *func,
+                      const char *fmt, ...)
+{
+    if (c_new_error == NULL || c_vset_error == NULL || p == NULL)
+        return;
+    c_new_error(p->handle);
+    if (c_set_error_debug != NULL)
+        c_set_error_debug(p->handle, file, line, func);
+    va_list ap;
+    va_start(ap, fmt);
+    c_vset_error(p->handle, (uint32_t)reason, fmt, ap);
+    va_end(ap);
+}
+#define RAISE(p, r) raise_err((p), (r), __FILE__, __LINE__, __func__, NULL)
+#define RAISE_DATA(p, r, ...) raise_err((p), (r), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* ---- cipher contexts ------------------------------------------------------------------ */
+
+enum mode { M_ECB = EVP_CIPH_ECB_MODE, M_CBC = EVP_CIPH_CBC_MODE, M_CTR = EVP_CIPH_CTR_MODE };
+
+typedef struct {
+    aesgen_ctx key;      /* first: keeps the 8-byte alignment aesgen needs */
+    aesgen_ctr ctr;      /* CTR stream */
+    prov_ctx *prov;
+    enum mode mode;
+    size_t keylen;
+    uint8_t oiv[16];     /* IV as given at init, for re-init without an IV */
+    uint8_t iv[16];      /* CBC chaining value */
+    uint8_t buf[16];     /* ECB/CBC partial block (decrypt with padding: up to a whole one) */
+    size_t bufsz;
+    int enc;
+    int pad;
+    int key_set;
+    int iv_set;
+} cipher_ctx;
+
+static void *ctx_new(void *provctx, enum mode mode, size_t keylen)
+{
+    cipher_ctx *c = OPENSSL_zalloc(sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    c->prov = provctx;
+    c->mode = mode;
+    c->keylen = keylen;
+    c->pad = 1;
+    return c;
+}
+
+static void ctx_free(void *vctx)
+{
+    cipher_ctx *c = vctx;
+    if (c == NULL)
+        return;
+    aesgen_wipe(&c->key);
+    aesgen_ctr_wipe(&c->ctr);
+    OPENSSL_clear_free(c, sizeof(*c));
+}
+
+static void *ctx_dup(void *vctx)
+{
+    const cipher_ctx *src = vctx;
+    cipher_ctx *c = OPENSSL_malloc(sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    /* aesgen contexts and streams hold no pointers into themselves: memcpy is a copy. */
+    memcpy(c, src, sizeof(*c));
+    return c;
+}
+
+static size_t ivlen_of(const cipher_ctx *c)
+{
+    return c->mode == M_ECB ? 0 : 16;
+}
+
+static int set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+
+static int ctx_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    cipher_ctx *c = vctx;
+    /* Every check first: a failed init changes nothing. */
+    if (key != NULL && keylen != c->keylen) {
+        RAISE_DATA(c->prov, R_BAD_KEY_LENGTH, "key length %zu, expected %zu", keylen, c->keylen);
+        return 0;
+    }
+    if (iv != NULL && c->mode != M_ECB && ivlen != 16) {
+        RAISE_DATA(c->prov, R_BAD_IV_LENGTH, "IV length %zu, expected 16", ivlen);
+        return 0;
+    }
+    if (key != NULL) {
+        int rc = aesgen_init(&c->key, key, keylen);
+        if (rc != AESGEN_OK) {
+            c->key_set = 0;
+            RAISE_DATA(c->prov, R_AESGEN_FAILURE, "aesgen_init: %s", aesgen_status_string(rc));
+            return 0;
+        }
+        c->key_set = 1;
+    }
+    if (iv != NULL && c->mode != M_ECB) {
+        memcpy(c->oiv, iv, 16);
+        c->iv_set = 1;
+    }
+    /* As the default provider: an init with an IV starts the stream there. One
+     * without restarts CBC from the last IV given, while CTR goes on from the next
+     * counter block, dropping the unused keystream of a partial block. */
+    if (c->iv_set) {
+        if (c->mode == M_CBC)
+            memcpy(c->iv, c->oiv, 16);
+        else if (c->mode == M_CTR)
+            aesgen_ctr_init(&c->ctr, iv != NULL ? c->oiv : c->ctr.counter);
+    }
+    c->enc = enc;
+    c->bufsz = 0;
+    return set_ctx_params(c, params);
+}
+
+static int encrypt_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                        size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctx_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int decrypt_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                        size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctx_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* Whole blocks through aesgen; ECB or CBC in the context's direction. */
+static int blocks(cipher_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    int rc;
+    if (c->mode == M_ECB)
+        rc = c->enc ? aesgen_ecb_encrypt(&c->key, out, in, len) : aesgen_ecb_decrypt(&c->key, out, in, len);
+    else
+        rc = c->enc ? aesgen_cbc_encrypt(&c->key, c->iv, out, in, len)
+                    : aesgen_cbc_decrypt(&c->key, c->iv, out, in, len);
+    if (rc != AESGEN_OK) {
+        RAISE_DATA(c->prov, R_AESGEN_FAILURE, "%s", aesgen_status_string(rc));
+        return 0;
+    }
+    return 1;
+}
+
+static int ready(cipher_ctx *c)
+{
+    atomic_fetch_add_explicit(&c->prov->calls, 1, memory_order_relaxed);
+    if (!c->key_set || (c->mode != M_ECB && !c->iv_set)) {
+        RAISE(c->prov, R_NO_KEY_SET);
+        return 0;
+    }
+    return 1;
+}
+
+static int ctr_crypt(cipher_ctx *c, uint8_t *out, size_t *outl, size_t outsize, const uint8_t *in, size_t inl)
+{
+    if (outsize < inl) {
+        RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+        return 0;
+    }
+    int rc = aesgen_ctr_crypt(&c->key, &c->ctr, out, in, inl);
+    if (rc != AESGEN_OK) {
+        RAISE_DATA(c->prov, R_AESGEN_FAILURE, "aesgen_ctr_crypt: %s", aesgen_status_string(rc));
+        return 0;
+    }
+    *outl = inl;
+    return 1;
+}
+
+static int update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+                  size_t inl)
+{
+    cipher_ctx *c = vctx;
+    if (!ready(c))
+        return 0;
+    if (c->mode == M_CTR)
+        return ctr_crypt(c, out, outl, outsize, in, inl);
+
+    /* Decryption with padding keeps the last whole block back for final. */
+    size_t total = c->bufsz + inl;
+    size_t keep = total % 16;
+    if (keep == 0 && total > 0 && !c->enc && c->pad)
+        keep = 16;
+    size_t produce = total - keep;
+    if (outsize < produce) {
+        RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+        return 0;
+    }
+    if (produce == 0) {
+        memcpy(c->buf + c->bufsz, in, inl);
+        c->bufsz += inl;
+        *outl = 0;
+        return 1;
+    }
+    /* Complete the buffered block first. In place, callers advance out by what was
+     * written and in by what was read, so out + 16 == in afterwards. */
+    uint8_t *o = out;
+    if (c->bufsz > 0) {
+        size_t take = 16 - c->bufsz;
+        uint8_t blk[16];
+        memcpy(blk, c->buf, c->bufsz);
+        memcpy(blk + c->bufsz, in, take);
+        if (!blocks(c, o, blk, 16))
+            return 0;
+        in += take;
+        inl -= take;
+        o += 16;
+        produce -= 16;
+    }
+    if (produce > 0 && !blocks(c, o, in, produce))
+        return 0;
+    memcpy(c->buf, in + produce, inl - produce);
+    c->bufsz = inl - produce;
+    *outl = (size_t)(o - out) + produce;
+    return 1;
+}
+
+static int final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    cipher_ctx *c = vctx;
+    if (!ready(c))
+        return 0;
+    if (c->mode == M_CTR) {
+        *outl = 0;
+        return 1;
+    }
+    if (c->enc) {
+        if (!c->pad) {
+            if (c->bufsz != 0) {
+                RAISE_DATA(c->prov, R_WRONG_FINAL_BLOCK_LENGTH, "%zu bytes left over", c->bufsz);
+                return 0;
+            }
+            *outl = 0;
+            return 1;
+        }
+        if (outsize < 16) {
+            RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+            return 0;
+        }
+        uint8_t n = (uint8_t)(16 - c->bufsz);
+        memset(c->buf + c->bufsz, n, n);
+        if (!blocks(c, out, c->buf, 16))
+            return 0;
+        c->bufsz = 0;
+        *outl = 16;
+        return 1;
+    }
+    if (!c->pad) {
+        if (c->bufsz != 0) {
+            RAISE_DATA(c->prov, R_WRONG_FINAL_BLOCK_LENGTH, "%zu bytes left over", c->bufsz);
+            return 0;
+        }
+        *outl = 0;
+        return 1;
+    }
+    if (c->bufsz != 16) {
+        RAISE_DATA(c->prov, R_WRONG_FINAL_BLOCK_LENGTH, "%zu bytes left over", c->bufsz);
+        return 0;
+    }
+    uint8_t blk[16];
+    if (!blocks(c, blk, c->buf, 16))
+        return 0;
+    /* Check the padding without branching on its bytes; only the verdict is public. */
+    unsigned n = blk[15];
+    unsigned bad = (unsigned)((n - 1u) >> 8) | (unsigned)((16u - n) >> 8); /* n == 0 or n > 16 */
+    for (unsigned i = 0; i < 16; i++) {
+        unsigned in_pad = (unsigned)(((15u - i) - n) >> 8) & 1u; /* i >= 16 - n */
+        bad |= in_pad & (unsigned)(blk[i] != n);
+    }
+    if (bad != 0) {
+        aesgen_memwipe(blk, sizeof(blk));
+        RAISE(c->prov, R_BAD_DECRYPT);
+        return 0;
+    }
+    if (outsize < 16 - n) {
+        aesgen_memwipe(blk, sizeof(blk));
+        RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+        return 0;
+    }
+    memcpy(out, blk, 16 - n);
+    aesgen_memwipe(blk, sizeof(blk));
+    c->bufsz = 0;
+    *outl = 16 - n;
+    return 1;
+}
+
+/* EVP_Cipher: the raw transform, whole blocks for ECB/CBC, no padding. */
+static int cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
+                  size_t inl)
+{
+    cipher_ctx *c = vctx;
+    if (!ready(c))
+        return 0;
+    if (c->mode == M_CTR)
+        return ctr_crypt(c, out, outl, outsize, in, inl);
+    if (inl % 16 != 0) {
+        RAISE_DATA(c->prov, R_WRONG_FINAL_BLOCK_LENGTH, "length %zu not a multiple of 16", inl);
+        return 0;
+    }
+    if (outsize < inl) {
+        RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+        return 0;
+    }
+    if (!blocks(c, out, in, inl))
+        return 0;
+    *outl = inl;
+    return 1;
+}
+
+/* ---- parameters ------------------------------------------------------------------------ */
+
+static int get_params_common(OSSL_PARAM params[], enum mode mode, size_t keylen)
+{
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, (unsigned)mode))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, mode == M_ECB ? 0 : 16))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, mode == M_CTR ? 1 : 16))
+        return 0;
+    static const char *const flags[] = {OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
+                                        OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
+                                        OSSL_CIPHER_PARAM_HAS_RAND_KEY};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
+            return 0;
+    return 1;
+}
+
+static const OSSL_PARAM cipher_gettable[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *gettable_params(void *provctx)
+{
+    (void)provctx;
+    return cipher_gettable;
+}
+
+static const OSSL_PARAM ctx_gettable[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx, (void)provctx;
+    return ctx_gettable;
+}
+
+static const OSSL_PARAM ctx_settable[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx, (void)provctx;
+    return ctx_settable;
+}
+
+static int set_iv_param(OSSL_PARAM *p, const uint8_t iv[16], size_t len)
+{
+    /* Octet string or (as the default provider also accepts) octet pointer. */
+    if (OSSL_PARAM_set_octet_string(p, iv, len))
+        return 1;
+    return OSSL_PARAM_set_octet_ptr(p, iv, len);
+}
+
+static int get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    cipher_ctx *c = vctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, c->keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ivlen_of(c)))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+        !OSSL_PARAM_set_uint(p, (unsigned)c->pad))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL &&
+        !OSSL_PARAM_set_uint(p, c->mode == M_CTR ? (c->ctr.used % 16) : 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && ivlen_of(c) != 0 &&
+        !set_iv_param(p, c->oiv, 16))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL && ivlen_of(c) != 0) {
+        /* CBC: the chaining value; CTR: the next counter block, which is what the
+         * default provider reports too (it steps the counter past a partial block). */
+        uint8_t v[16];
+        memcpy(v, c->mode == M_CTR ? c->ctr.counter : c->iv, 16);
+        if (!set_iv_param(p, v, 16))
+            return 0;
+    }
+    return 1;
+}
+
+static int set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    cipher_ctx *c = vctx;
+    const OSSL_PARAM *p;
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+        unsigned pad;
+        if (!OSSL_PARAM_get_uint(p, &pad)) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "%s", OSSL_CIPHER_PARAM_PADDING);
+            return 0;
+        }
+        c->pad = pad != 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        size_t kl;
+        if (!OSSL_PARAM_get_size_t(p, &kl)) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "%s", OSSL_CIPHER_PARAM_KEYLEN);
+            return 0;
+        }
+        if (kl != c->keylen) {
+            RAISE_DATA(c->prov, R_BAD_KEY_LENGTH, "key length %zu, this cipher takes %zu", kl, c->keylen);
+            return 0;
+        }
+    }
+    /* Unknown keys (libssl's tls-version, tls-mac-size, ...) are ignored, as provider-cipher(7) asks. */
+    return 1;
+}
+
+/* ---- the algorithms ----------------------------------------------------------------- */
+
+#define AESGEN_CIPHER(bits, lmode, umode)                                                        \
+    static void *newctx_##bits##_##lmode(void *provctx)                                          \
+    {                                                                                            \
+        return ctx_new(provctx, M_##umode, bits / 8);                                            \
+    }                                                                                            \
+    static int get_params_##bits##_##lmode(OSSL_PARAM params[])                                  \
+    {                                                                                            \
+        return get_params_common(params, M_##umode, bits / 8);                                   \
+    }                                                                                            \
+    static const OSSL_DISPATCH fns_##bits##_##lmode[] = {                                        \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))newctx_##bits##_##lmode},                     \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))ctx_free},                                    \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))ctx_dup},                                      \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))encrypt_init},                           \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))decrypt_init},                           \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))update},                                       \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))final},                                         \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))cipher},                                       \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))get_params_##bits##_##lmode},              \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))gettable_params},                     \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))get_ctx_params},                       \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))set_ctx_params},                       \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))gettable_ctx_params},             \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))settable_ctx_params},             \
+        {0, NULL} /* OpenSSL 3.0 has no OSSL_DISPATCH_END */                                     \
+    };
+
+AESGEN_CIPHER(128, ecb, ECB)
+AESGEN_CIPHER(192, ecb, ECB)
+AESGEN_CIPHER(256, ecb, ECB)
+AESGEN_CIPHER(128, cbc, CBC)
+AESGEN_CIPHER(192, cbc, CBC)
+AESGEN_CIPHER(256, cbc, CBC)
+AESGEN_CIPHER(128, ctr, CTR)
+AESGEN_CIPHER(192, ctr, CTR)
+AESGEN_CIPHER(256, ctr, CTR)
+
+/* Names and aliases as the default provider registers them (openssl list -cipher-algorithms). */
+static const OSSL_ALGORITHM ciphers[] = {
+    {"AES-128-ECB:2.16.840.1.101.3.4.1.1", AESGEN_PROV_PROPS, fns_128_ecb, "aesgen AES-128-ECB"},
+    {"AES-192-ECB:2.16.840.1.101.3.4.1.21", AESGEN_PROV_PROPS, fns_192_ecb, "aesgen AES-192-ECB"},
+    {"AES-256-ECB:2.16.840.1.101.3.4.1.41", AESGEN_PROV_PROPS, fns_256_ecb, "aesgen AES-256-ECB"},
+    {"AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2", AESGEN_PROV_PROPS, fns_128_cbc, "aesgen AES-128-CBC"},
+    {"AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22", AESGEN_PROV_PROPS, fns_192_cbc, "aesgen AES-192-CBC"},
+    {"AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42", AESGEN_PROV_PROPS, fns_256_cbc, "aesgen AES-256-CBC"},
+    {"AES-128-CTR", AESGEN_PROV_PROPS, fns_128_ctr, "aesgen AES-128-CTR"},
+    {"AES-192-CTR", AESGEN_PROV_PROPS, fns_192_ctr, "aesgen AES-192-CTR"},
+    {"AES-256-CTR", AESGEN_PROV_PROPS, fns_256_ctr, "aesgen AES-256-CTR"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---- the provider ------------------------------------------------------------------- */
+
+static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, int *no_store)
+{
+    (void)provctx;
+    *no_store = 0;
+    return operation_id == OSSL_OP_CIPHER ? ciphers : NULL;
+}
+
+static const OSSL_PARAM prov_gettable[] = {
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+    OSSL_PARAM_uint64("aesgen-calls", NULL),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *prov_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return prov_gettable;
+}
+
+static int prov_get_params(void *provctx, OSSL_PARAM params[])
+{
+    prov_ctx *pc = provctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, "aesgen provider (libaesgen AES-ECB/CBC/CTR)"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, AESGEN_PROV_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, aesgen_version_string()))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL && !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, "aesgen-calls")) != NULL &&
+        !OSSL_PARAM_set_uint64(p, atomic_load_explicit(&pc->calls, memory_order_relaxed)))
+        return 0;
+    return 1;
+}
+
+static const OSSL_ITEM *get_reason_strings(void *provctx)
+{
+    (void)provctx;
+    return reason_strings;
+}
+
+static void teardown(void *provctx)
+{
+    OPENSSL_free(provctx);
+}
+
+static const OSSL_DISPATCH provider_fns[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))prov_gettable_params},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))prov_get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query_operation},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))get_reason_strings},
+    {0, NULL},
+};
+
+__attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
+                                                               const OSSL_DISPATCH *in,
+                                                               const OSSL_DISPATCH **out, void **provctx)
+{
+    for (; in->function_id != 0; in++) {
+        switch (in->function_id) {
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            c_new_error = OSSL_FUNC_core_new_error(in);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            c_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            c_vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        default:
+            break;
+        }
+    }
+    prov_ctx *pc = OPENSSL_zalloc(sizeof(*pc));
+    if (pc == NULL)
+        return 0;
+    pc->handle = handle;
+    atomic_init(&pc->calls, 0);
+    *provctx = pc;
+    *out = provider_fns;
+    return 1;
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# The openssl command line with the aesgen provider: it lists the ciphers, and
+# `openssl enc` through aesgen and through the default provider decrypt each other.
+# A third leg goes through an openssl.cnf activating default and aesgen with
+# default_properties = ?provider=aesgen (the snippet of docs/openssl-provider.md).
+#   provider_cli.sh <openssl> <module-dir> <scratch-dir>
+set -eu
+openssl=$1 dir=$2 tmp=$3
+mkdir -p "$tmp"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+list=$("$openssl" list -cipher-algorithms -provider-path "$dir" -provider aesgen)
+for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr; do
+    echo "$list" | grep -i -- "$c" | grep -q '@ aesgen' || fail "$c is not listed from aesgen:
+$list"
+done
+echo "listed: 9 ciphers @ aesgen"
+
+# 1000 bytes: not a multiple of the block size, so the padding is exercised.
+head -c 1000 /dev/urandom >"$tmp/pt"
+K=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+IV=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+aesgen="-provider-path $dir -provider aesgen -provider default -propquery provider=aesgen"
+default="-provider default -propquery provider=default"
+for c in aes-128-cbc aes-256-cbc aes-128-ctr aes-128-ecb; do
+    k=$K
+    case $c in aes-128-*) k=$(echo "$K" | cut -c1-32) ;; esac
+    iv="-iv $IV"
+    [ "$c" = aes-128-ecb ] && iv=""
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -e -K "$k" $iv -nosalt $default -in "$tmp/pt" -out "$tmp/ct.default"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -e -K "$k" $iv -nosalt $aesgen -in "$tmp/pt" -out "$tmp/ct.aesgen"
+    cmp -s "$tmp/ct.default" "$tmp/ct.aesgen" || fail "$c: ciphertexts differ"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -d -K "$k" $iv -nosalt $aesgen -in "$tmp/ct.default" -out "$tmp/pt.aesgen"
+    # shellcheck disable=SC2086
+    "$openssl" enc -$c -d -K "$k" $iv -nosalt $default -in "$tmp/ct.aesgen" -out "$tmp/pt.default"
+    cmp -s "$tmp/pt" "$tmp/pt.aesgen" || fail "$c: aesgen does not decrypt the default provider's ciphertext"
+    cmp -s "$tmp/pt" "$tmp/pt.default" || fail "$c: the default provider does not decrypt aesgen's ciphertext"
+    cp "$tmp/ct.default" "$tmp/ct.$c"
+    echo "enc: $c both ways"
+done
+# A wrong key: the padding check fails through aesgen, with its reason.
+if "$openssl" enc -aes-128-cbc -d -K 00000000000000000000000000000000 -iv "$IV" -nosalt $aesgen \
+      -in "$tmp/ct.aes-128-cbc" -out "$tmp/bad" 2>"$tmp/err"; then
+    fail "aes-128-cbc: decryption with a wrong key succeeded"
+fi
+grep -q "aesgen: bad decrypt" "$tmp/err" || fail "no aesgen bad decrypt reason: $(cat "$tmp/err")"
+echo "enc: wrong key refused (bad decrypt)"
+
+# The openssl.cnf of docs/openssl-provider.md: both providers active, aesgen preferred.
+cat >"$tmp/aesgen.cnf" <<CNF
+openssl_conf = openssl_init
+
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+
+[provider_sect]
+default = default_sect
+aesgen = aesgen_sect
+
+[default_sect]
+activate = 1
+
+[aesgen_sect]
+module = $(cd "$dir" && pwd)/aesgen.so
+activate = 1
+
+[algorithm_sect]
+default_properties = ?provider=aesgen
+CNF
+providers=$(OPENSSL_CONF="$tmp/aesgen.cnf" "$openssl" list -providers)
+echo "$providers" | grep -A3 '^  aesgen' | grep -q 'status: active' || fail "openssl.cnf: aesgen not active:
+$providers"
+k=$(echo "$K" | cut -c1-32)
+OPENSSL_CONF="$tmp/aesgen.cnf" "$openssl" enc -aes-128-cbc -d -K "$k" -iv "$IV" -nosalt \
+    -in "$tmp/ct.aes-128-cbc" -out "$tmp/pt.cnf" 2>"$tmp/err" || fail "openssl.cnf: decrypt failed: $(cat "$tmp/err")"
+cmp -s "$tmp/pt" "$tmp/pt.cnf" || fail "openssl.cnf: aes-128-cbc decryption differs"
+# ...and aesgen served it: a wrong key fails with aesgen's reason.
+if OPENSSL_CONF="$tmp/aesgen.cnf" "$openssl" enc -aes-128-cbc -d -K 00000000000000000000000000000000 -iv "$IV" \
+      -nosalt -in "$tmp/ct.aes-128-cbc" -out "$tmp/bad" 2>"$tmp/err"; then
+    fail "openssl.cnf: decryption with a wrong key succeeded"
+fi
+grep -q "aesgen: bad decrypt" "$tmp/err" || fail "openssl.cnf: aesgen did not serve aes-128-cbc: $(cat "$tmp/err")"
+echo "openssl.cnf: aesgen active and preferred"

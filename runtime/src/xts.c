@@ -5,12 +5,12 @@
  *
  * Per data unit: T = E_K2(tweak); block j is whitened with T * alpha^j in GF(2^128)
  * (little-endian bytes, feedback 0x87) before and after E_K1 or D_K1. A variant with
- * an XTS loop (the x86-64 ones) takes the unit's whole blocks in one call. For the
- * others the tweaks are doubled here, in 64-bit words with the carry turned into a
+ * an XTS loop (every hardware backend's) takes the unit's whole blocks in one call. For
+ * the others the tweaks are doubled here, in 64-bit words with the carry turned into a
  * mask, never a branch (they are secret: they come from K2); a chunk of blocks is
- * whitened into the output buffer, goes through the variant's ECB loop in one call,
- * in place, and is whitened again. A final partial block uses ciphertext stealing; decryption takes the last two
- * tweaks in swapped order. The many-sector call encrypts a group of sector tweaks in
+ * whitened into the output buffer, goes through the variant's ECB loop in one call, in
+ * place, and is whitened again. A final partial block uses ciphertext stealing;
+ * decryption takes the last two tweaks in swapped order. The many-sector call encrypts a group of sector tweaks in
  * one ECB call, then runs the units one after another.
  */
 #include <stdint.h>

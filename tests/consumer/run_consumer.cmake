@@ -3,11 +3,11 @@
 #
 #   cmake -DMODE=<mode> -DSOURCE_DIR=<aesgen source> -DBUILD_DIR=<aesgen build>
 #         -DPREFIX=<install prefix> -DLIBDIR=<lib dir relative to it> -DWORK=<scratch dir>
-#         [-DLINK=shared|static] [-DSHARED=ON] [-DCONFIG=<build type>] [-DVERSION=...] [-DCC=...] [-DGENERATOR=...] [-DREADELF=...] [-DLDD=...]
+#         [-DLINK=shared|static] [-DSHARED=ON] [-DPROVIDER=ON] [-DCONFIG=<build type>] [-DVERSION=...] [-DCC=...] [-DGENERATOR=...] [-DREADELF=...] [-DLDD=...]
 #         [-DPKG_CONFIG=...] [-DTOOLCHAIN=...] [-DREQUIRE_CROSS=ON] -P run_consumer.cmake
 #
 # MODE: install       cmake --install BUILD_DIR --prefix PREFIX (afresh)
-#       layout        PREFIX holds exactly the expected files; symlink chain and SONAME
+#       layout        PREFIX holds exactly the expected files (with PROVIDER, the OpenSSL module too); symlink chain and SONAME
 #       package       find_package(aesgen CONFIG) from PREFIX, LINK shared or static
 #       pkgconfig     cc main.c $(pkg-config [--static] --cflags --libs aesgen)
 #       subdirectory  aesgen via add_subdirectory, fetchcontent via FetchContent
@@ -123,6 +123,9 @@ elseif(MODE STREQUAL "layout")
       ${l}/cmake/aesgen/aesgenTargets.cmake ${l}/cmake/aesgen/aesgenTargets-${config}.cmake)
   if(SHARED)
     list(APPEND want ${l}/libaesgen.so ${l}/libaesgen.so.0 ${l}/libaesgen.so.${VERSION})
+  endif()
+  if(PROVIDER)
+    list(APPEND want ${l}/ossl-modules/aesgen.so)
   endif()
   file(GLOB_RECURSE have LIST_DIRECTORIES false RELATIVE ${PREFIX} ${PREFIX}/*)
   list(SORT want)

@@ -178,6 +178,30 @@ static void json_dispatch(FILE *f, const bench_run *run)
     fputs("\n  ]", f);
 }
 
+/* Why dispatch chose: the CPU model and its row of the per-CPU table (or null). */
+static void json_dispatch_cpu(FILE *f, const bench_machine *m)
+{
+    fputs("{\"cpu_id\": ", f);
+    jstr(f, m->cpu_id);
+    fputs(", \"ghash\": ", f);
+    jstr(f, m->ghash);
+    fputs(", \"cpu_row\": ", f);
+    if (m->cpu_prefer) {
+        fputs("{\"name\": ", f);
+        jstr(f, m->cpu_name);
+        fputs(", \"prefer\": ", f);
+        jstr(f, m->cpu_prefer);
+        fputs(", \"why\": ", f);
+        jstr(f, m->cpu_why);
+        fputs(", \"source\": ", f);
+        jstr(f, m->cpu_source);
+        fputs("}", f);
+    } else {
+        fputs("null", f);
+    }
+    fputs("}", f);
+}
+
 static void json_backends(FILE *f)
 {
     const char *names[MAX_IMPLS];
@@ -316,6 +340,8 @@ void bench_report_json(FILE *f, const bench_run *run)
     jstr(f, run->machine.aesgen_env);
     fputs(",\n  \"dispatch\": ", f);
     json_dispatch(f, run);
+    fputs(",\n  \"dispatch_reason\": ", f);
+    json_dispatch_cpu(f, &run->machine);
     fputs(",\n  \"backends\": ", f);
     json_backends(f);
     fputs(",\n  \"implementations\": ", f);

@@ -169,6 +169,13 @@ static void print_dispatch(FILE *f, const bench_run *run)
         fprintf(f, "  AES-%u  encrypt: %-12s %-40s decrypt: %-12s %s\n", bench_key_bits[k],
                 run->dispatch[k].backend[0], run->dispatch[k].variant[0],
                 run->dispatch[k].backend[1], run->dispatch[k].variant[1]);
+    fprintf(f, "  GHASH: %s\n", m->ghash);
+    if (m->cpu_prefer)
+        fprintf(f, "  why: CPU %s is in the per-CPU table (%s): %s; %s [%s]\n", m->cpu_id, m->cpu_name,
+                m->cpu_prefer, m->cpu_why, m->cpu_source);
+    else
+        fprintf(f, "  why: CPU %s has no row in the per-CPU table (generator/cpus/): the targets' ranks decide\n",
+                m->cpu_id);
     const char *names[MAX_IMPLS];
     int nb = bench_unique_backends(names, MAX_IMPLS);
     fprintf(f, "  backends:");

@@ -9,6 +9,7 @@
 #include "bench_run.h"
 
 #include "aesgen.h"
+#include "aesgen_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,16 @@ void bench_run_collect_dispatch(bench_run *run)
 {
     bench_machine *m = &run->machine;
     m->aesgen_env = getenv("AESGEN_BACKEND");
+    aesgen_cpu_id_text(m->cpu_id, sizeof m->cpu_id);
+    const aesgen_cpu_preference *pref = aesgen_cpu_preference_active();
+    if (pref != NULL) {
+        m->cpu_name = pref->name;
+        m->cpu_prefer = pref->prefer;
+        m->cpu_why = pref->why;
+        m->cpu_source = pref->source;
+    }
+    const aesgen_ghash_variant *g = aesgen_pick_ghash();
+    snprintf(m->ghash, sizeof m->ghash, "%s", g ? g->name : "(none)");
     for (int k = 0; k < NKEYS; k++) {
         run->dispatch[k].ok = 1;
         for (int d = 0; d < 2; d++) {

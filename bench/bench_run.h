@@ -46,6 +46,11 @@ typedef struct bench_machine {
     peer_info peer; /* what the openssl-noaesni child reported */
     char peer_err[256];
     const char *aesgen_env; /* AESGEN_BACKEND, or NULL */
+    /* Why dispatch chose: the CPU model it ordered backends for, and that model's
+     * row of the per-CPU table (NULL strings: no row, the targets' ranks). */
+    char cpu_id[48];
+    const char *cpu_name, *cpu_prefer, *cpu_why, *cpu_source;
+    char ghash[96]; /* the GHASH variant dispatch picks */
 } bench_machine;
 
 /* What aesgen_init picks for one key size ([0] encrypt, [1] decrypt). */

@@ -7,6 +7,7 @@
 
 set(AESGEN_GENERATED_SOURCES
     registry.c
+    cpu_preferences.c
     common/aes128_setkey_equivalent_inverse.c
     common/aes128_setkey_forward.c
     common/aes128_setkey_reversed.c

@@ -33,6 +33,7 @@ def _paths(args) -> pipeline.Paths:
         out=Path(getattr(args, "out", None) or p.out),
         root=p.root,
         profiles=Path(args.profiles) if getattr(args, "profiles", None) else p.profiles,
+        cpus=Path(args.cpus) if getattr(args, "cpus", None) else p.cpus,
     )
 
 
@@ -153,6 +154,42 @@ def cmd_tune(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_tune_dispatch(args) -> int:
+    from .tune import dispatch as tune_dispatch
+    paths = _paths(args)
+    settings = tune_dispatch.Settings(
+        bench=Path(args.bench), ops=_csv(args.ops, str), sizes=_csv(args.sizes, int),
+        key_bits=_csv(args.key_sizes, int), rounds=args.rounds, repeats=args.repeats,
+        min_time_ms=args.min_time_ms, tie=args.tie, out=Path(args.scratch))
+    if not settings.bench.is_file() or not os.access(settings.bench, os.X_OK):
+        raise tune_dispatch.TuneDispatchError(f"--bench {settings.bench}: not an executable aesgen-bench "
+                                              "(build the project first)")
+    doc = tune_dispatch.run(paths, settings)
+    results = settings.out / "results.json"
+    writer.write_atomic(results, json.dumps(doc, indent=1) + "\n")
+    writer.write_atomic(settings.out / f"{doc['cpu_id']}.toml", tune_dispatch.row_text(doc, paths))
+    print(f"aesgen tune-dispatch: {doc['cpu_id']} ({doc['cpu_model']}): {' > '.join(doc['order'])}")
+    for r in sorted(doc["results"], key=lambda r: -r["score"]):
+        print(f"  {r['backend']:<20} score {r['score']:9.1f} MB/s")
+    print(f"aesgen tune-dispatch: results {results}, row {settings.out / (doc['cpu_id'] + '.toml')}")
+    if not args.apply:
+        print("aesgen tune-dispatch: generator/cpus/ unchanged (--apply installs the row and regenerates)")
+        return 0
+    dest, written, _ = tune_dispatch.apply(paths, doc)
+    print(f"aesgen tune-dispatch: applied {dest}; {paths.out}: {len(written)} written")
+    return 0
+
+
+def _csv(text: str, kind):
+    try:
+        values = [kind(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise AesgenError(f"{text!r}: expected a comma list") from None
+    if not values:
+        raise AesgenError(f"{text!r}: expected a comma list")
+    return values
+
+
 def cmd_inputs(args) -> int:
     for p in pipeline.input_files(_paths(args)):
         print(p.as_posix())
@@ -186,6 +223,7 @@ def parser() -> argparse.ArgumentParser:
     def common(p, out=False):
         p.add_argument("--targets", metavar="DIR", help="target descriptions (default: generator/targets)")
         p.add_argument("--profiles", metavar="DIR", help="tuned profiles (default: generator/profiles)")
+        p.add_argument("--cpus", metavar="DIR", help="per-CPU dispatch preferences (default: generator/cpus)")
         p.add_argument("--templates", metavar="DIR", help="templates (default: templates)")
         if out:
             p.add_argument("--out", metavar="DIR", help="output folder (default: generated)")
@@ -242,6 +280,25 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--apply", action="store_true",
                    help="install the profile, name it in applied.toml and regenerate the output folder")
     p.set_defaults(func=cmd_tune)
+
+    p = sub.add_parser("tune-dispatch", help="measure which AES-instruction backend this CPU should prefer",
+                       description="Time every AES-instruction backend that runs here side by side in aesgen-bench "
+                                   "and write this CPU model's row of the per-CPU dispatch table. With --apply, "
+                                   "install it as generator/cpus/measured/<cpu-id>.toml and regenerate.")
+    common(p, out=True)
+    p.add_argument("--bench", required=True, metavar="PATH", help="an aesgen-bench built from this tree")
+    p.add_argument("--ops", default="ecb-enc,ecb-dec,ctr,cbc-dec,xts-enc,gcm-seal",
+                   help="operations that score a backend (default ecb-enc,ecb-dec,ctr,cbc-dec,xts-enc,gcm-seal)")
+    p.add_argument("--sizes", default="1024,8192", help="message bytes, comma list (default 1024,8192)")
+    p.add_argument("--key-sizes", default="128,256", help="comma list (default 128,256)")
+    p.add_argument("--rounds", type=int, default=3, help="bench runs; figures are medians over rounds (default 3)")
+    p.add_argument("--repeats", type=int, default=7, help="samples per row, median reported (default 7)")
+    p.add_argument("--min-time-ms", type=float, default=2.0, help="minimum sample duration (default 2)")
+    p.add_argument("--tie", type=float, default=0.02,
+                   help="scores closer than this fraction keep the targets' order (default 0.02)")
+    p.add_argument("--scratch", default="build-tune/dispatch", metavar="DIR", help="results and logs")
+    p.add_argument("--apply", action="store_true", help="install the row and regenerate the output folder")
+    p.set_defaults(func=cmd_tune_dispatch)
 
     p = sub.add_parser("inputs", help="files the output depends on (for build systems)")
     common(p)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import features, profiles
+from . import cpu_table, features, profiles
 from .emit import EMITTERS
 from .errors import AesgenError
 from .render import Renderer
@@ -17,7 +17,7 @@ from .targets import Target, load_targets
 from .variants import Variant, select
 
 ROOT = Path(__file__).resolve().parents[2]
-AGGREGATES = ("registry.c", "sources.cmake", "README.md", "cpu_features.h")
+AGGREGATES = ("registry.c", "sources.cmake", "README.md", "cpu_features.h", "cpu_preferences.c")
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Paths:
     out: Path = ROOT / "generated"
     root: Path = ROOT
     profiles: Path = ROOT / "generator" / "profiles"
+    cpus: Path = ROOT / "generator" / "cpus"
 
 
 class SelectionError(AesgenError):
@@ -107,9 +108,12 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         "processors": _processors(aes),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
         **features.header_context(),
+        **cpu_table.template_context(cpu_table.load_rows(paths.cpus, paths.root), variants, processor),
     }
+    cpu_inputs = [f"CPU rows:   {cpu_table.display_path(p, paths.root)}" for p in cpu_table.input_files(paths.cpus)]
     for name in AGGREGATES:
-        outputs[name] = renderer.render(f"{name}.j2", context=context)
+        summary = cpu_inputs if name == "cpu_preferences.c" else ()
+        outputs[name] = renderer.render(f"{name}.j2", context=context, summary=summary)
     return outputs
 
 
@@ -159,6 +163,7 @@ def input_files(paths: Paths) -> list[Path]:
     files += sorted(paths.templates.rglob("*.j2"))
     files += sorted(paths.targets.glob("*.toml"))
     files += profiles.applied_files(paths.profiles)
+    files += cpu_table.input_files(paths.cpus)
     return files
 
 

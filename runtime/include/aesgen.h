@@ -53,8 +53,9 @@ typedef enum aesgen_status {
     AESGEN_ERR_CONTEXT = -5,    /* context or stream not initialised (or wiped) */
     AESGEN_ERR_BACKEND = -6,    /* backend name unknown, or not usable on this CPU
                                    (also returned by aesgen_init when the
-                                   AESGEN_BACKEND environment variable names one, or
-                                   AESGEN_CPU_DISABLE names an unknown feature) */
+                                   AESGEN_BACKEND environment variable names one,
+                                   AESGEN_CPU_DISABLE names an unknown feature or
+                                   AESGEN_CPU_ID is malformed) */
     AESGEN_ERR_AUTH = -7,       /* GCM: the tag does not authenticate the IV, AAD
                                    and ciphertext */
     AESGEN_ERR_STATE = -8,      /* GCM stream: a call out of order (AAD after data,
@@ -237,7 +238,9 @@ AESGEN_API int aesgen_backend_supported(const char *name);
  * AESGEN_CPU_DISABLE=name,... (aesni, ssse3, avx, avx2, vaes, avx512f,
  * avx512vl, avx512bw, arm_aes, ppc_vcrypto, rv_zkne, rv_zknd, sparc_aes, neon,
  * pclmul, arm_pmull, vpclmulqdq, rv_clmul, sparc_vis3)
- * hides CPU features from dispatch for a process. */
+ * hides CPU features from dispatch for a process; AESGEN_CPU_ID=
+ * intel-family6h-model6ah (or "unknown") makes dispatch order the backends
+ * as for that CPU model (docs/dispatch.md). */
 AESGEN_API int aesgen_force_backend(const char *name);
 
 /* The variant aesgen_init would pick now for a key size (128, 192, 256) and

@@ -63,4 +63,19 @@ void aesgen_declassify(const void *p, size_t len);
 /* CPU features detected at run time (AESGEN_CPU_* bits). */
 uint32_t aesgen_cpu_features(void);
 
+/* The CPU model dispatch orders backends for (AESGEN_CPU_ID, else cpuid) as text,
+ * e.g. "intel-family6h-modelcfh", or "unknown"; the per-CPU preference that applies
+ * to it (NULL: none, the targets' ranks as they are); the preference of any model. */
+void aesgen_cpu_id_text(char *buf, size_t n);
+const aesgen_cpu_preference *aesgen_cpu_preference_active(void);
+const aesgen_cpu_preference *aesgen_cpu_preference_of(const aesgen_cpu_id *id);
+
+/* The rank dispatch gives a variant of `backend` whose own rank is `rank` under
+ * `pref` (NULL: unchanged); and the picks for given features and preference, which
+ * aesgen_pick_variant and aesgen_pick_ghash make with this CPU's. */
+unsigned aesgen_dispatch_rank(const aesgen_cpu_preference *pref, const char *backend, unsigned rank);
+const aesgen_variant *aesgen_pick_variant_for(unsigned key_bits, int direction, const char *backend,
+                                              uint32_t features, const aesgen_cpu_preference *pref);
+const aesgen_ghash_variant *aesgen_pick_ghash_for(uint32_t features, const aesgen_cpu_preference *pref);
+
 #endif /* AESGEN_INTERNAL_H */

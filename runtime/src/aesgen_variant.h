@@ -79,6 +79,46 @@ typedef struct aesgen_ghash_variant {
     void (*update)(const void *htable, uint8_t y[16], const uint8_t *data, size_t nblocks);
 } aesgen_ghash_variant;
 
+/* CPU vendors the per-CPU dispatch table knows (x86-64 only so far). */
+enum { AESGEN_CPU_VENDOR_UNKNOWN = 0, AESGEN_CPU_VENDOR_INTEL = 1, AESGEN_CPU_VENDOR_AMD = 2 };
+
+/* A move of one backend in the dispatch order: `delta` is added to the rank of
+ * each of its variants. */
+typedef struct aesgen_rank_change {
+    const char *backend;
+    int16_t delta;
+} aesgen_rank_change;
+
+/* How CPU models order the backends they can run where that differs from the
+ * targets' ranks, and why (generator/cpus/). */
+typedef struct aesgen_cpu_preference {
+    const char *name;      /* which CPUs, e.g. "Intel ... Ice Lake, Tiger Lake" */
+    const char *prefer;    /* the order, e.g. "vaes256-avx512vl > vaes512" */
+    const char *why;
+    const char *source;    /* a publication, or the measurement file */
+    const aesgen_rank_change *changes;
+    size_t nchanges;
+} aesgen_cpu_preference;
+
+/* CPU models as cpuid reports them (vendor, family, model_first..model_last);
+ * dispatch applies the preference of the first entry that matches. */
+typedef struct aesgen_cpu_model {
+    uint8_t vendor;        /* AESGEN_CPU_VENDOR_* */
+    uint16_t family;
+    uint8_t model_first, model_last;
+    const aesgen_cpu_preference *preference;
+} aesgen_cpu_model;
+
+/* One CPU's identity, as matched against that table. */
+typedef struct aesgen_cpu_id {
+    uint8_t vendor;
+    uint16_t family;
+    uint8_t model;
+} aesgen_cpu_id;
+
+extern const aesgen_cpu_model aesgen_cpu_models[];
+extern const size_t aesgen_cpu_models_size;
+
 /* The generated registries: every variant built into this library. */
 extern const aesgen_variant *const aesgen_registry[];
 extern const size_t aesgen_registry_size;

@@ -5,7 +5,9 @@
  * consent to the register state they need (ymm for AVX, zmm and opmask for
  * AVX-512): a CPU may have AVX-512 while the OS or hypervisor keeps it off.
  * Linux on AArch64, 32-bit ARM, POWER and SPARC: the kernel's hardware-capability words.
- * RISC-V: the riscv_hwprobe system call where the kernel has it. Everywhere:
+ * RISC-V: the riscv_hwprobe system call where the kernel has it. The CPU model
+ * (vendor, family, model) for the per-CPU dispatch table: cpuid on x86-64,
+ * unknown elsewhere so far. Everywhere:
  * a feature the compiler was told the target has (e.g. -march=rv64gc_zkne)
  * counts as present, as BoringSSL does.
  */
@@ -56,6 +58,31 @@ uint32_t aesgen_detect_cpu_features(void)
             f |= AESGEN_CPU_AVX512BW;
     }
     return f;
+}
+
+void aesgen_detect_cpu_id(aesgen_cpu_id *id)
+{
+    unsigned a, b, c, d;
+    id->vendor = AESGEN_CPU_VENDOR_UNKNOWN;
+    id->family = 0;
+    id->model = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    if (b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e) /* "GenuineIntel" */
+        id->vendor = AESGEN_CPU_VENDOR_INTEL;
+    else if (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163) /* "AuthenticAMD" */
+        id->vendor = AESGEN_CPU_VENDOR_AMD;
+    if (id->vendor == AESGEN_CPU_VENDOR_UNKNOWN || !__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    /* The displayed family and model: the extended fields count for family 0xf
+     * (family), and for families 6 and 0xf (model). */
+    unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    if (family == 0x6 || family >= 0xf)
+        model |= ((a >> 16) & 0xf) << 4;
+    id->family = (uint16_t)family;
+    id->model = (uint8_t)model;
 }
 
 #elif defined(__linux__) && (defined(__aarch64__) || defined(__arm__) || defined(__powerpc64__) || \
@@ -136,4 +163,13 @@ uint32_t aesgen_detect_cpu_features(void)
     return AESGEN_CPU_NONE;
 }
 
+#endif
+
+#if !(defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)))
+void aesgen_detect_cpu_id(aesgen_cpu_id *id)
+{
+    id->vendor = AESGEN_CPU_VENDOR_UNKNOWN;
+    id->family = 0;
+    id->model = 0;
+}
 #endif

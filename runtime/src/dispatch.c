@@ -7,13 +7,17 @@
  * "software" restricts the choice to the constant-time software variants
  * (bitsliced: no AES instructions, no tables). Between equal
  * ranks, a software variant on the native word wins, then a narrower one,
- * then a wider one: 64-bit slices on x86-64, 32-bit slices on 32-bit ARM. The environment and CPU features are
- * read once, thread-safely; aesgen_force_backend may change the choice at
- * any time and affects later aesgen_init calls only.
+ * then a wider one: 64-bit slices on x86-64, 32-bit slices on 32-bit ARM. A CPU
+ * model listed in the generated per-CPU table (generator/cpus/) moves the ranks of
+ * the backends its row names, e.g. ymm before zmm where zmm lowers the clock.
+ * The environment, CPU model and features are read once, thread-safely;
+ * aesgen_force_backend may change the choice at any time and affects later
+ * aesgen_init calls only.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +29,8 @@
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static uint32_t cpu_features;
+static aesgen_cpu_id cpu_id;
+static const aesgen_cpu_preference *cpu_preference; /* NULL: no row for this CPU */
 static const char *env_backend;   /* canonical registry string, or NULL */
 static int env_status = AESGEN_OK;
 
@@ -91,9 +97,65 @@ static uint32_t parse_disabled(const char *list, int *bad)
     return mask;
 }
 
+static const char *const vendor_names[] = {"unknown", "intel", "amd"};
+
+/* Reads "<tag><hex digits>h" at *s (e.g. "-family", "19h"): the number, or -1. */
+static long hex_field(const char **s, const char *tag, unsigned long max)
+{
+    size_t n = strlen(tag);
+    if (strncmp(*s, tag, n) != 0)
+        return -1;
+    const char *p = *s + n;
+    size_t digits = strspn(p, "0123456789abcdef");
+    if (digits == 0 || digits > 4 || p[digits] != 'h')
+        return -1;
+    unsigned long v = strtoul(p, NULL, 16);
+    *s = p + digits + 1;
+    return v <= max ? (long)v : -1;
+}
+
+/* AESGEN_CPU_ID=intel-family6h-model6ah (the spelling of aesgen_cpu_id_text and
+ * of `aesgen tune`) or "unknown": the CPU model dispatch orders backends for. */
+static int parse_cpu_id(const char *s, aesgen_cpu_id *id)
+{
+    memset(id, 0, sizeof *id);
+    if (strcmp(s, "unknown") == 0)
+        return 0;
+    for (unsigned v = AESGEN_CPU_VENDOR_INTEL; v <= AESGEN_CPU_VENDOR_AMD; v++) {
+        const char *p = s + strlen(vendor_names[v]);
+        if (strncmp(s, vendor_names[v], strlen(vendor_names[v])) != 0)
+            continue;
+        long family = hex_field(&p, "-family", 0xffff);
+        long model = family < 0 ? -1 : hex_field(&p, "-model", 0xff);
+        if (model < 0 || *p != '\0')
+            return -1;
+        id->vendor = (uint8_t)v;
+        id->family = (uint16_t)family;
+        id->model = (uint8_t)model;
+        return 0;
+    }
+    return -1;
+}
+
+const aesgen_cpu_preference *aesgen_cpu_preference_of(const aesgen_cpu_id *id)
+{
+    for (size_t i = 0; id->vendor != AESGEN_CPU_VENDOR_UNKNOWN && i < aesgen_cpu_models_size; i++) {
+        const aesgen_cpu_model *m = &aesgen_cpu_models[i];
+        if (m->vendor == id->vendor && m->family == id->family && m->model_first <= id->model &&
+            id->model <= m->model_last)
+            return m->preference;
+    }
+    return NULL;
+}
+
 static void init_dispatch(void)
 {
     cpu_features = aesgen_detect_cpu_features();
+    aesgen_detect_cpu_id(&cpu_id);
+    const char *id_env = getenv("AESGEN_CPU_ID");
+    if (id_env != NULL && id_env[0] != '\0' && parse_cpu_id(id_env, &cpu_id) != 0)
+        env_status = AESGEN_ERR_BACKEND;
+    cpu_preference = aesgen_cpu_preference_of(&cpu_id);
     const char *disable = getenv("AESGEN_CPU_DISABLE");
     if (disable != NULL) {
         int bad = 0;
@@ -118,6 +180,30 @@ uint32_t aesgen_cpu_features(void)
 {
     ensure_init();
     return cpu_features;
+}
+
+const aesgen_cpu_preference *aesgen_cpu_preference_active(void)
+{
+    ensure_init();
+    return cpu_preference;
+}
+
+void aesgen_cpu_id_text(char *buf, size_t n)
+{
+    ensure_init();
+    if (cpu_id.vendor == AESGEN_CPU_VENDOR_UNKNOWN)
+        snprintf(buf, n, "unknown");
+    else
+        snprintf(buf, n, "%s-family%xh-model%02xh", vendor_names[cpu_id.vendor], (unsigned)cpu_id.family,
+                 (unsigned)cpu_id.model);
+}
+
+unsigned aesgen_dispatch_rank(const aesgen_cpu_preference *pref, const char *backend, unsigned rank)
+{
+    for (size_t i = 0; pref != NULL && i < pref->nchanges; i++)
+        if (strcmp(pref->changes[i].backend, backend) == 0)
+            return (unsigned)((int)rank + pref->changes[i].delta);
+    return rank;
 }
 
 int aesgen_variant_usable(const aesgen_variant *v)
@@ -156,25 +242,32 @@ const char *aesgen_active_backend(void)
     return env_backend;
 }
 
-const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, const char *backend)
+const aesgen_variant *aesgen_pick_variant_for(unsigned key_bits, int direction, const char *backend,
+                                              uint32_t features, const aesgen_cpu_preference *pref)
 {
     const aesgen_variant *best = NULL;
     unsigned best_score = UINT32_MAX;
     for (size_t i = 0; i < aesgen_registry_size; i++) {
         const aesgen_variant *v = aesgen_registry[i];
-        if (v->key_bits != key_bits || v->direction != direction || !aesgen_variant_usable(v))
+        if (v->key_bits != key_bits || v->direction != direction || !usable_with(v, features))
             continue;
         if (backend != NULL && !in_backend(v, backend))
             continue;
         unsigned width_fit = v->word_bits == 0 || v->word_bits == NATIVE_WORD_BITS ? 0u
                              : v->word_bits < NATIVE_WORD_BITS ? 1u : 2u;
-        unsigned score = (unsigned)v->rank * 4u + width_fit;
+        unsigned score = aesgen_dispatch_rank(pref, v->backend, v->rank) * 4u + width_fit;
         if (score < best_score) {
             best = v;
             best_score = score;
         }
     }
     return best;
+}
+
+const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, const char *backend)
+{
+    return aesgen_pick_variant_for(key_bits, direction, backend, aesgen_cpu_features(),
+                                   aesgen_cpu_preference_active());
 }
 
 const aesgen_ghash_variant *aesgen_find_ghash(const char *name)
@@ -194,15 +287,24 @@ int aesgen_ghash_usable(const aesgen_ghash_variant *g)
 
 /* GHASH is chosen on its own (a carry-less multiply instruction is constant time
  * whatever the AES backend): the usable one with the lowest rank. */
-const aesgen_ghash_variant *aesgen_pick_ghash(void)
+const aesgen_ghash_variant *aesgen_pick_ghash_for(uint32_t features, const aesgen_cpu_preference *pref)
 {
     const aesgen_ghash_variant *best = NULL;
+    unsigned best_rank = UINT32_MAX;
     for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
         const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
-        if (aesgen_ghash_usable(g) && (best == NULL || g->rank < best->rank))
+        unsigned rank = aesgen_dispatch_rank(pref, g->backend, g->rank);
+        if ((g->features & ~features) == 0 && rank < best_rank) {
             best = g;
+            best_rank = rank;
+        }
     }
     return best;
+}
+
+const aesgen_ghash_variant *aesgen_pick_ghash(void)
+{
+    return aesgen_pick_ghash_for(aesgen_cpu_features(), aesgen_cpu_preference_active());
 }
 
 int aesgen_force_backend(const char *name)

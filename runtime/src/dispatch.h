@@ -11,6 +11,10 @@
 /* Features this CPU and OS provide (cpu.c); called once. */
 uint32_t aesgen_detect_cpu_features(void);
 
+/* The CPU model as cpuid reports it (cpu.c): vendor AESGEN_CPU_VENDOR_UNKNOWN
+ * where the architecture or vendor has no entry in the per-CPU table. */
+void aesgen_detect_cpu_id(aesgen_cpu_id *id);
+
 /* AESGEN_OK, or AESGEN_ERR_BACKEND when AESGEN_BACKEND names a backend that
  * does not exist or cannot run here (and no aesgen_force_backend call has
  * overridden it). */

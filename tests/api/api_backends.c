@@ -253,11 +253,11 @@ void test_internal(void)
 int env_expect_error(void)
 {
     const char *env = getenv("AESGEN_BACKEND");
-    const char *mask = getenv("AESGEN_CPU_DISABLE");
+    const char *mask = getenv("AESGEN_CPU_DISABLE"), *cpu = getenv("AESGEN_CPU_ID");
     aesgen_ctx ctx;
-    CHECK((env != NULL && aesgen_backend_supported(env) < 0) || mask != NULL,
-          "this mode needs AESGEN_BACKEND to name no backend (it is %s) or AESGEN_CPU_DISABLE to name "
-          "an unknown feature", nn(env));
+    CHECK((env != NULL && aesgen_backend_supported(env) < 0) || mask != NULL || cpu != NULL,
+          "this mode needs AESGEN_BACKEND to name no backend (it is %s), AESGEN_CPU_DISABLE to name "
+          "an unknown feature or AESGEN_CPU_ID to be malformed", nn(env));
     for (size_t kl = 16; kl <= 32; kl += 8) {
         fill(&ctx, sizeof ctx, 0x77);
         watch("context", &ctx, sizeof ctx);

@@ -3,8 +3,9 @@
  *
  *   aesgen_api_test                          the whole suite
  *   aesgen_api_test --env-expect-error       run with AESGEN_BACKEND naming no
- *                                            backend, or AESGEN_CPU_DISABLE naming
- *                                            no feature: aesgen_init must fail
+ *                                            backend, AESGEN_CPU_DISABLE naming no
+ *                                            feature or a malformed AESGEN_CPU_ID:
+ *                                            aesgen_init must fail
  *   aesgen_api_test --env-expect-backend B   run with AESGEN_BACKEND=B: B must
  *                                            be selected (or, if B cannot run
  *                                            here, aesgen_init must fail)
@@ -15,6 +16,8 @@
  *   aesgen_api_test --expect-dispatch B      automatic dispatch (typically under
  *                                            AESGEN_CPU_DISABLE) must pick B for
  *                                            every key size and direction
+ *   aesgen_api_test --expect-cpu-row         run with AESGEN_CPU_ID=<cpu id>: dispatch
+ *                                            must report that CPU and follow its row
  *
  * Every check prints "FAIL (line N): ..." when it does not hold (N: the line of
  * the check in its api_*.c file); the program carries on and exits 1 if any
@@ -45,6 +48,9 @@ int main(int argc, char **argv)
         printf("aesgen_api_test: AESGEN_CPU_DISABLE=%s, dispatch must pick %s\n",
                nn(getenv("AESGEN_CPU_DISABLE")), argv[2]);
         expect_dispatch(argv[2]);
+    } else if (argc == 2 && strcmp(argv[1], "--expect-cpu-row") == 0) {
+        printf("aesgen_api_test: AESGEN_CPU_ID=%s, dispatch must follow its row\n", nn(getenv("AESGEN_CPU_ID")));
+        expect_cpu_row();
     } else if (argc == 1) {
         const char *env = getenv("AESGEN_BACKEND");
         printf("aesgen_api_test: aesgen %s\n", nn(aesgen_version_string()));
@@ -63,9 +69,11 @@ int main(int argc, char **argv)
         test_ctr("automatic");
         test_backends();
         test_internal();
+        test_cpu_table();
     } else {
         fprintf(stderr,
-                "usage: %s [--env-expect-error | --env-expect-backend NAME | --expect-dispatch NAME]\n",
+                "usage: %s [--env-expect-error | --env-expect-backend NAME | --env-expect-software LIST |\n"
+                "          --expect-dispatch NAME | --expect-cpu-row]\n",
                 argv[0]);
         return 2;
     }

@@ -7,6 +7,7 @@
  *                      overlap, uninitialised and wiped contexts and streams, wiping
  *   api_ctr.c          known answers (FIPS-197, SP 800-38A) and CTR behaviour
  *   api_backends.c     backends, the internal registry, the environment variables
+ *   api_cpu_table.c    the per-CPU dispatch table and AESGEN_CPU_ID
  * Checks are counted and reported by ts_report.h: "FAIL (line N): ...", N a line
  * of the file holding the check.
  */
@@ -93,5 +94,9 @@ int env_expect_error(void);
 void expect_dispatch(const char *name);
 int env_expect_backend(const char *name);
 int env_expect_software(const char *ladder);
+
+/* api_cpu_table.c */
+void test_cpu_table(void);
+void expect_cpu_row(void);
 
 #endif

@@ -98,6 +98,10 @@ static int imb_reset(impl *im, int k, int op)
     return 0;
 }
 
+/* Longest ECB or CBC encryption job: the multi-buffer lanes keep lengths in 16 bits (a
+ * 64 KiB job fails with an error status, seen with 1.3's AVX-512 manager). */
+#define IMB_JOB_MAX ((size_t)65536 - 16)
+
 /* CBC and CTR: a burst of one job per call. */
 static int imb_burst(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint64_t iters)
 {
@@ -119,6 +123,21 @@ static int imb_burst(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint6
     for (uint64_t i = 0; i < iters; i++) {
         if (op == OP_CBC_DEC)
             memcpy(last, buf + len - 16, 16); /* in place: the next IV goes first */
+        if (op == OP_CBC_ENC && len > IMB_JOB_MAX) {
+            /* The multi-buffer CBC encryption lanes hold 16-bit lengths: longer
+             * messages go in chained pieces, as a caller of the library must. */
+            for (size_t at = 0; at < len; at += IMB_JOB_MAX) {
+                job.src = job.dst = buf + at;
+                job.msg_len_to_cipher_in_bytes = len - at < IMB_JOB_MAX ? len - at : IMB_JOB_MAX;
+                if (IMB_SUBMIT_CIPHER_BURST(p->mgr, &job, 1, mode, dir, job.key_len_in_bytes) != 1 ||
+                    job.status != IMB_STATUS_COMPLETED)
+                    return -1;
+                memcpy(iv, buf + at + job.msg_len_to_cipher_in_bytes - 16, 16);
+            }
+            job.src = job.dst = buf;
+            job.msg_len_to_cipher_in_bytes = len;
+            continue;
+        }
         if (IMB_SUBMIT_CIPHER_BURST(p->mgr, &job, 1, mode, dir, job.key_len_in_bytes) != 1 ||
             job.status != IMB_STATUS_COMPLETED)
             return -1;
@@ -130,31 +149,37 @@ static int imb_burst(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint6
     return 0;
 }
 
-/* ECB: one job through the scheduler per call. */
+/* One ECB job of at most IMB_JOB_MAX bytes, in place, through the scheduler. */
+static int imb_ecb_job(imb_priv *p, int k, int dec, uint8_t *buf, size_t len)
+{
+    IMB_JOB *j = IMB_GET_NEXT_JOB(p->mgr);
+    j->cipher_mode = IMB_CIPHER_ECB;
+    j->cipher_direction = dec ? IMB_DIR_DECRYPT : IMB_DIR_ENCRYPT;
+    j->chain_order = dec ? IMB_ORDER_HASH_CIPHER : IMB_ORDER_CIPHER_HASH;
+    j->hash_alg = IMB_AUTH_NULL;
+    j->enc_keys = p->key[k].enc;
+    j->dec_keys = p->key[k].dec;
+    j->key_len_in_bytes = bench_key_bits[k] / 8;
+    j->src = buf;
+    j->dst = buf;
+    j->cipher_start_src_offset_in_bytes = 0;
+    j->msg_len_to_cipher_in_bytes = len;
+    j->iv = NULL;
+    j->iv_len_in_bytes = 0;
+    j = IMB_SUBMIT_JOB(p->mgr);
+    if (!j)
+        j = IMB_FLUSH_JOB(p->mgr);
+    return j && j->status == IMB_STATUS_COMPLETED ? 0 : -1;
+}
+
+/* ECB: one job per call (pieces of IMB_JOB_MAX bytes beyond that). */
 static int imb_ecb(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint64_t iters)
 {
     int dec = op == OP_ECB_DEC;
-    for (uint64_t i = 0; i < iters; i++) {
-        IMB_JOB *j = IMB_GET_NEXT_JOB(p->mgr);
-        j->cipher_mode = IMB_CIPHER_ECB;
-        j->cipher_direction = dec ? IMB_DIR_DECRYPT : IMB_DIR_ENCRYPT;
-        j->chain_order = dec ? IMB_ORDER_HASH_CIPHER : IMB_ORDER_CIPHER_HASH;
-        j->hash_alg = IMB_AUTH_NULL;
-        j->enc_keys = p->key[k].enc;
-        j->dec_keys = p->key[k].dec;
-        j->key_len_in_bytes = bench_key_bits[k] / 8;
-        j->src = buf;
-        j->dst = buf;
-        j->cipher_start_src_offset_in_bytes = 0;
-        j->msg_len_to_cipher_in_bytes = len;
-        j->iv = NULL;
-        j->iv_len_in_bytes = 0;
-        j = IMB_SUBMIT_JOB(p->mgr);
-        if (!j)
-            j = IMB_FLUSH_JOB(p->mgr);
-        if (!j || j->status != IMB_STATUS_COMPLETED)
-            return -1;
-    }
+    for (uint64_t i = 0; i < iters; i++)
+        for (size_t at = 0; at < len; at += IMB_JOB_MAX)
+            if (imb_ecb_job(p, k, dec, buf + at, len - at < IMB_JOB_MAX ? len - at : IMB_JOB_MAX) != 0)
+                return -1;
     return 0;
 }
 
@@ -237,7 +262,8 @@ static int imb_create(impl *im)
              "intel-ipsec-mb %s, IMB_MGR from alloc_mb_mgr + init_mb_mgr_auto, which chose the "
              "%s manager on this CPU (%s); CBC and CTR IMB_SUBMIT_CIPHER_BURST with one job per "
              "call, ECB the job API (get_next_job/submit_job/flush_job; 1.3's cipher burst has "
-             "no ECB); CTR counts the low 32 bits only; the row carries the CBC IV and CTR "
+             "no ECB); ECB and CBC encryption over 65,520 B in pieces (16-bit lane lengths); "
+             "CTR counts the low 32 bits only; the row carries the CBC IV and CTR "
              "counter between calls itself; GCM IMB_AES*_GCM_ENC/DEC (AES-128: %s), keys by "
              "IMB_AES*_GCM_PRE, open compares the computed tag itself",
              imb_get_version_str(), arch_name(p->mgr->used_arch), feat, gcm_code(p->mgr));

@@ -204,6 +204,9 @@ struct impl {
     char op_note[OP_COUNT][160]; /* why not (or "": "not offered") */
     char variant[NKEYS][2][96]; /* aesgen: variants serving enc/dec */
     const char *variant_info[NKEYS][2]; /* aesgen: their descriptors' info (or NULL) */
+    /* aesgen software variants: their operation-issue bound in bytes per core cycle
+     * (aesgen_variant.core_ops, issue_per_cycle); 0 for AES instructions and peers. */
+    double issue_bpc[NKEYS][2];
     void *priv;
 
     /* Return the (key, op) state to the start IV / counter. */

@@ -31,6 +31,13 @@ static const char *variant_info(const char *name)
     return v && v->info && v->info[0] ? v->info : NULL;
 }
 
+/* The issue bound of a software variant in bytes per cycle: its batch's bytes over the
+ * cycles its core operations take at the issue rate the target assumes; 0 otherwise. */
+static double issue_bpc(const aesgen_variant *v)
+{
+    return v && v->core_ops ? v->issue_per_cycle * 16.0 * v->batch_blocks / v->core_ops : 0.0;
+}
+
 typedef struct aesgen_priv {
     aesgen_ctx *ctx[NKEYS];
     aesgen_gcm_key *gcm[NKEYS]; /* NULL where GCM is not offered */
@@ -247,6 +254,8 @@ int impl_aesgen_create(impl *im, const char *backend)
         snprintf(im->variant[k][1], sizeof im->variant[k][1], "%s", vd ? vd : "?");
         im->variant_info[k][0] = variant_info(ve);
         im->variant_info[k][1] = variant_info(vd);
+        im->issue_bpc[k][0] = issue_bpc(ve ? aesgen_find_variant(ve) : NULL);
+        im->issue_bpc[k][1] = issue_bpc(vd ? aesgen_find_variant(vd) : NULL);
         im->key_ok[k] = 1;
         for (int op = 0; op < OP_COUNT; op++)
             aesgen_reset(im, k, op);
@@ -296,6 +305,7 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
         }
         snprintf(im->variant[k][v->direction], sizeof im->variant[k][0], "%s", variant);
         im->variant_info[k][v->direction] = v->info && v->info[0] ? v->info : NULL;
+        im->issue_bpc[k][v->direction] = issue_bpc(v);
         snprintf(im->variant[k][1 - v->direction], sizeof im->variant[k][0], "(not measured)");
         im->key_ok[k] = 1;
         for (int op = 0; op < OP_COUNT; op++)

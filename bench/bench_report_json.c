@@ -248,6 +248,13 @@ static void json_implementations(FILE *f, const bench_run *run)
                     jstr(f, im->variant_info[k][0]);
                     fputs(", \"decrypt_info\": ", f);
                     jstr(f, im->variant_info[k][1]);
+                    for (int d = 0; d < 2; d++) {
+                        fprintf(f, ", \"%s_issue_bound_mb_per_s\": ", d ? "decrypt" : "encrypt");
+                        if (im->issue_bpc[k][d] > 0 && run->machine.core_mhz > 0)
+                            fprintf(f, "%.1f", im->issue_bpc[k][d] * run->machine.core_mhz);
+                        else
+                            fputs("null", f);
+                    }
                     fputs("}", f);
                 } else {
                     fputs("null", f);

@@ -8,6 +8,7 @@
 #include "bench_report.h"
 
 #include "aesgen.h"
+#include "aesgen_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +155,14 @@ static void print_impl_legend(FILE *f, const bench_run *run)
                     fprintf(f, "%*s", info_col, "");
                     print_wrapped(f, info_col, info_col, im->variant_info[k][d]);
                 }
+                if (im->issue_bpc[k][d] > 0) {
+                    const aesgen_variant *v = aesgen_find_variant(im->variant[k][d]);
+                    fprintf(f, "%*sissue bound: %.2f B/cycle (%u ops per %u blocks at %u per cycle), "
+                               "%.0f MB/s at ~%.0f MHz\n",
+                            info_col, "", im->issue_bpc[k][d], v ? (unsigned)v->core_ops : 0u,
+                            v ? (unsigned)v->batch_blocks : 0u, v ? (unsigned)v->issue_per_cycle : 0u,
+                            im->issue_bpc[k][d] * run->machine.core_mhz, run->machine.core_mhz);
+                }
             }
         }
     }
@@ -215,6 +224,31 @@ static int op_col(int op)
     return w > 12 ? w : 12;
 }
 
+/* For a software row: ECB throughput as a fraction of its variant's issue bound at the
+ * estimated core clock (the other operations do more than the core: "-"). */
+static void print_issue_line(FILE *f, const bench_run *run, int i, int k, int si, int fixed, int nw)
+{
+    const impl *im = &run->impls[i];
+    const bench_opts *o = &run->opts;
+    if (!(im->issue_bpc[k][0] > 0 || im->issue_bpc[k][1] > 0) || !(run->machine.core_mhz > 0))
+        return;
+    fprintf(f, "  %-*s", nw, "  of issue bound");
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (!o->op_sel[op] || bench_op_fixed_len(op) != fixed)
+            continue;
+        const bench_row *r = bench_row_at(run, i, k, op, si);
+        double bound = (op == OP_ECB_ENC ? im->issue_bpc[k][0] : op == OP_ECB_DEC ? im->issue_bpc[k][1] : 0) *
+                       run->machine.core_mhz;
+        char cell[32];
+        if (bound > 0 && r->status == ROW_OK)
+            snprintf(cell, sizeof cell, "%.0f%% ", 100.0 * bench_mbps(bench_op_size(o, op, si), r->ns_st.med) / bound);
+        else
+            snprintf(cell, sizeof cell, "- ");
+        fprintf(f, "%*s", op_col(op), cell);
+    }
+    fprintf(f, "\n");
+}
+
 /* One block of the compact layout: size index si, operations as columns,
  * either those that run at every --sizes entry (fixed 0) or those of a fixed
  * length (fixed 1, si 0: xts-sectors-enc). */
@@ -260,6 +294,7 @@ static void print_compact_block(FILE *f, const bench_run *run, int si, int fixed
             fprintf(f, "\n");
             if (run->impls[i].kind != IMPL_AESGEN)
                 continue;
+            print_issue_line(f, run, i, k, si, fixed, nw);
             int refs[2] = {run->base, run->noaesni};
             for (int x = 0; x < 2; x++) {
                 if (refs[x] < 0)

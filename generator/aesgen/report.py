@@ -385,9 +385,41 @@ def _bench_section(bench: Bench) -> tuple[list[str], dict[str, str]]:
         items = [str(x) for x in doc.get(key) or []]
         if items:
             md += [f"{title}:", ""] + [f"- {x}" for x in items] + [""]
+    md += _issue_bound_section(bench, by_key)
     md += ["### Implementations", ""]
     md += _table(["name", "kind", "what"], [[im.name, im.kind, im.description] for im in impls], "lll") + [""]
     return md, svgs
+
+
+def _issue_bound_section(bench: Bench, by_key: dict) -> list[str]:
+    """The software backends' ECB throughput at the largest measured size next to their
+    operation-issue bound (the bench's estimate: core operations per batch at the target's
+    assumed issue rate and the estimated core clock)."""
+    table = []
+    for im in bench.doc.get("implementations") or []:
+        variants = im.get("variants") if isinstance(im, dict) else None
+        if not isinstance(variants, dict):
+            continue
+        for key, v in sorted(variants.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0):
+            if not isinstance(v, dict):
+                continue
+            for op, d in (("ecb-enc", "encrypt"), ("ecb-dec", "decrypt")):
+                bound = v.get(f"{d}_issue_bound_mb_per_s")
+                sizes = [s for (n, o, k, s), r in by_key.items()
+                         if n == im.get("name") and o == op and str(k) == key and r.status == "ok"]
+                if not _is_num(bound) or bound <= 0 or not sizes:
+                    continue
+                r = by_key[im["name"], op, int(key), max(sizes)]
+                table.append([im["name"], f"AES-{key}", op, _size_label(max(sizes)), _mbps(r.mbps), _mbps(bound),
+                              f"{100 * r.mbps / bound:.0f}%"])
+    if not table:
+        return []
+    return ["### Constant-time software against its issue bound", "",
+            "Bound: the variant's core operations per batch (its descriptor) at the issue rate its "
+            "target assumes (vector logic operations per cycle) and the bench's estimate of the core "
+            "clock. Not a measured limit: the compiler's register copies and spills come on top.", ""] + \
+        _table(["implementation", "key", "operation", "size", "MB/s", "issue bound", "of bound"], table,
+               "lllrrrr") + [""]
 
 
 # ---- the tune part --------------------------------------------------------------

@@ -27,6 +27,11 @@ typedef struct aesgen_variant {
     uint8_t direction;     /* 0 encrypt, 1 decrypt */
     uint8_t word_bits;     /* natural word of a software variant, 0 for hardware */
     uint16_t batch_blocks; /* blocks one core call processes */
+    /* Software variants: logic (or vector) operations of one batch's core, and how
+     * many the target assumes issue per cycle: their issue bound is
+     * issue_per_cycle * 16 * batch_blocks / core_ops bytes per cycle. 0 for hardware. */
+    uint16_t core_ops;
+    uint8_t issue_per_cycle;
     uint16_t rank;         /* dispatch preference: lower wins */
     uint32_t features;     /* AESGEN_CPU_* bits required */
     uint32_t schedule_bytes;

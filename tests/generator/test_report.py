@@ -114,6 +114,26 @@ class FromJson(Base):
         self.assertEqual(stroke("throughput-ecb-enc-aes128.svg", "gcrypt"),
                          stroke("throughput-ctr-aes128.svg", "gcrypt"))
 
+    def test_software_rows_against_their_issue_bound(self):
+        doc = copy.deepcopy(self.bench)
+        self.assertNotIn("issue bound", report.build(report.parse_bench(json.dumps(doc), "x"), json.dumps(doc), [])
+                         ["report.md"], "no bound in the bench output: no section")
+        portable = next(i for i in doc["implementations"] if i["name"] == "aesgen-portable64")
+        portable["variants"]["128"]["encrypt_issue_bound_mb_per_s"] = 400.0
+        portable["variants"]["128"]["decrypt_issue_bound_mb_per_s"] = None
+        aesni = next(i for i in doc["implementations"] if i["name"] == "aesgen-aesni")
+        aesni["variants"]["128"]["encrypt_issue_bound_mb_per_s"] = None
+        md = report.build(report.parse_bench(json.dumps(doc), "x"), json.dumps(doc), [])["report.md"]
+        section = md.split("### Constant-time software against its issue bound")[1].split("###")[0]
+        largest = max(r["bytes"] for r in doc["rows"] if r["impl"] == "aesgen-portable64" and r["op"] == "ecb-enc"
+                      and r["key_bits"] == 128 and r["status"] == "ok")
+        mbps = next(r["mb_per_s"]["median"] for r in doc["rows"] if r["impl"] == "aesgen-portable64"
+                    and r["op"] == "ecb-enc" and r["key_bits"] == 128 and r["bytes"] == largest)
+        self.assertEqual(md_row(section, "aesgen-portable64"),
+                         ["AES-128", "ecb-enc", report._size_label(largest), f"{mbps:.1f}", "400.0",
+                          f"{100 * mbps / 400:.0f}%"])
+        self.assertEqual(section.count("| aesgen-"), 1, "only rows with a bound")
+
     def test_two_runs_are_identical_and_the_second_writes_nothing(self):
         a, b = self.tmp / "a", self.tmp / "b"
         for out in (a, b):

@@ -24,6 +24,9 @@ from .base import Emitter
 KEY_BITS = (128, 192, 256)
 WORD_BITS = (32, 64)
 MODEL_TRIALS = 4   # random keys per variant, besides the FIPS-197 key
+# Scalar logic operations issued per cycle, for the issue bound aesgen-bench prints: the
+# four integer ALUs of current x86-64 and wide AArch64 cores.
+SCALAR_LOGIC_PER_CYCLE = 4
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class CBitslicedEmitter(Emitter):
             "name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
             "direction": 0 if v.direction == "enc" else 1, "word_bits": built.layout.word_bits,
             "blocks": built.layout.blocks, "rank": v.rank, "features": c_mask(v.target.cpu_features),
+            "core_ops": core_ops, "issue_per_cycle": SCALAR_LOGIC_PER_CYCLE,
             "schedule_words": aes.schedule_words(v.key_bits),
             "expanded_bytes": expand.memory("rkb").length,
             "info": f"{v.param('algorithm')}d, {built.layout.word_bits}-bit words, "

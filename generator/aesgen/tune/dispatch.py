@@ -157,7 +157,8 @@ def row_text(doc: dict, paths) -> str:
            f"{', '.join(st['ops'])} at {'/'.join(map(str, st['sizes']))} B, AES-{'/'.join(map(str, st['key_bits']))}; "
            f"rounds: {st['rounds']}; ties within {st['tie']:.0%} keep the targets' order)")
     display = f"generator/cpus/measured/{doc['cpu_id']}.toml"
-    out = {"cpu": {"id": doc["cpu_id"], "name": doc["cpu_model"], "prefer": prefer, "why": why,
+    name = "".join(c if " " <= c <= "~" else "?" for c in doc["cpu_model"]).replace("*/", "*?")[:cpu_table.MAX_TEXT]
+    out = {"cpu": {"id": doc["cpu_id"], "name": name.strip() or doc["cpu_id"], "prefer": prefer, "why": why,
                    "source": f"aesgen tune-dispatch on this CPU ({display})"},
            "tune": {"command": "PYTHONPATH=generator python3 -m aesgen tune-dispatch --bench "
                                "<build>/bench/aesgen-bench --apply",

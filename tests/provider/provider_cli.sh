@@ -10,11 +10,17 @@ mkdir -p "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 list=$("$openssl" list -cipher-algorithms -provider-path "$dir" -provider aesgen)
-for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr; do
+for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr \
+         aes-128-xts aes-256-xts; do
     echo "$list" | grep -i -- "$c" | grep -q '@ aesgen' || fail "$c is not listed from aesgen:
 $list"
 done
-echo "listed: 9 ciphers @ aesgen"
+# XTS under the OIDs the default provider gives them (arc 1.3.111.2.1619: IEEE 1619).
+echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.1, AES-128-XTS' || fail "AES-128-XTS OID missing:
+$list"
+echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.2, AES-256-XTS' || fail "AES-256-XTS OID missing:
+$list"
+echo "listed: 11 ciphers @ aesgen"
 
 # 1000 bytes: not a multiple of the block size, so the padding is exercised.
 head -c 1000 /dev/urandom >"$tmp/pt"

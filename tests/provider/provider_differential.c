@@ -4,7 +4,11 @@
  * 1 MiB, random update splits, in place, decryption of the other's ciphertext,
  * re-init with a new IV and the same key (and with neither), EVP_CIPHER_CTX_copy mid-stream, bad key
  * length, tampered padding, the updated IV and num, and the provider's call counter.
- * AESGEN_DIFFERENTIAL_QUICK=1 (the memcheck stage) takes every 7th length. */
+ * AES-128-XTS and AES-256-XTS: every data-unit length 16..1024 and large ones up to
+ * 2^20 blocks, both directions, in place, EVP_Cipher, several units per context, new
+ * tweaks, copies, units too short or too long, equal key halves, key lengths.
+ * AESGEN_DIFFERENTIAL_QUICK=1 (the memcheck stage) takes every 7th length and skips
+ * the large messages. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +302,226 @@ static void large(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
     free(pt), free(ca), free(cd);
 }
 
+/* ---- XTS: one data unit per update, the tweak given at init -------------------------------- */
+
+/* A random XTS key: halves equal with probability 2^-128, i.e. never. */
+static void xts_key(uint8_t *key, size_t keylen)
+{
+    rnd_bytes(key, keylen);
+}
+
+/* One data unit through a fresh context (init, one update, final); 1 on success. */
+static int xts1(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv, uint8_t *out, const uint8_t *in,
+                size_t len)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int ol = 0, fl = -1;
+    int ok = ctx != NULL && EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL) &&
+             EVP_CipherUpdate(ctx, out, &ol, in, (int)len) && (size_t)ol == len &&
+             EVP_CipherFinal_ex(ctx, out + ol, &fl) && fl == 0;
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return ok;
+}
+
+/* Every unit length 16..1024 and some large ones up to the 2^20-block limit: both
+ * directions, each decrypting the other's, in place, and through EVP_Cipher. */
+static void xts_sweep(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d, int quick)
+{
+    static const size_t big[] = {1025, 4096, 4111, 65536 + 5, (size_t)1 << 20, ((size_t)1 << 20) + 3,
+                                 (size_t)1 << 24};
+    size_t nbig = quick ? 3 : sizeof big / sizeof big[0];
+    size_t cap = (size_t)1 << 24;
+    uint8_t *pt = malloc(cap), *ca = malloc(cap), *cd = malloc(cap), *x = malloc(cap);
+    uint8_t key[64], iv[16];
+    size_t keylen = (size_t)EVP_CIPHER_get_key_length(a);
+    size_t nlen = 0, lens[1024 + 8];
+    for (size_t l = 16; l <= 1024; l += quick ? 7 : 1)
+        lens[nlen++] = l;
+    for (size_t i = 0; i < nbig; i++)
+        lens[nlen++] = big[i];
+    for (size_t i = 0; i < nlen; i++) {
+        size_t len = lens[i];
+        xts_key(key, keylen);
+        rnd_bytes(iv, 16);
+        rnd_bytes(pt, len);
+        int oka = xts1(a, 1, key, iv, ca, pt, len);
+        int okd = xts1(d, 1, key, iv, cd, pt, len);
+        CHECK(oka && okd && memcmp(ca, cd, len) == 0, "%s encrypt unit %zu: aesgen %d, default %d", name, len,
+              oka, okd);
+        oka = xts1(a, 0, key, iv, x, cd, len);
+        CHECK(oka && memcmp(x, pt, len) == 0, "%s aesgen decrypts default unit %zu", name, len);
+        okd = xts1(d, 0, key, iv, x, ca, len);
+        CHECK(okd && memcmp(x, pt, len) == 0, "%s default decrypts aesgen unit %zu", name, len);
+        /* in place, both directions */
+        memcpy(x, pt, len);
+        oka = xts1(a, 1, key, iv, x, x, len);
+        CHECK(oka && memcmp(x, cd, len) == 0, "%s in-place encrypt unit %zu", name, len);
+        oka = xts1(a, 0, key, iv, x, x, len);
+        CHECK(oka && memcmp(x, pt, len) == 0, "%s in-place decrypt unit %zu", name, len);
+        /* EVP_Cipher (the provider's cipher call) on some lengths */
+        if (len % 97 == 0 || len > 1024) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+            int r = ctx && EVP_CipherInit_ex2(ctx, a, key, iv, 1, NULL) ? EVP_Cipher(ctx, x, pt, (unsigned)len) : -2;
+            CHECK(r == (int)len && memcmp(x, cd, len) == 0, "%s EVP_Cipher unit %zu: %d", name, len, r);
+            EVP_CIPHER_CTX_free(ctx);
+        }
+    }
+    free(pt), free(ca), free(cd), free(x);
+}
+
+/* Several units on one context, re-init with a new tweak (key NULL) and with
+ * neither, EVP_CIPHER_CTX_copy between units, IV parameters: the same sequence of
+ * calls on both providers gives the same bytes. */
+static void xts_sequence(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t key[64], iv1[16], iv2[16], pt[600], out[2][8][600], va[16], vd[16];
+    size_t keylen = (size_t)EVP_CIPHER_get_key_length(a);
+    static const int lens[] = {512, 37, 600, 16, 100, 512};
+    xts_key(key, keylen), rnd_bytes(iv1, 16), rnd_bytes(iv2, 16), rnd_bytes(pt, sizeof pt);
+    const EVP_CIPHER *cs[2] = {a, d};
+    for (int enc = 1; enc >= 0; enc--) {
+        memset(out, 0, sizeof out);
+        for (int k = 0; k < 2; k++) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *cp = EVP_CIPHER_CTX_new();
+            int ol[8] = {0}, fl = -1;
+            int ok = ctx && cp && EVP_CipherInit_ex2(ctx, cs[k], key, iv1, enc, NULL);
+            /* two units with the same tweak */
+            ok = ok && EVP_CipherUpdate(ctx, out[k][0], &ol[0], pt, lens[0]);
+            ok = ok && EVP_CipherUpdate(ctx, out[k][1], &ol[1], pt + 50, lens[1]);
+            /* copy between units: the copy and the original each do the next one */
+            ok = ok && EVP_CIPHER_CTX_copy(cp, ctx);
+            ok = ok && EVP_CipherUpdate(cp, out[k][2], &ol[2], pt, lens[2]);
+            ok = ok && EVP_CipherUpdate(ctx, out[k][3], &ol[3], pt, lens[2]);
+            /* a new tweak, same key */
+            ok = ok && EVP_CipherInit_ex2(ctx, NULL, NULL, iv2, enc, NULL);
+            ok = ok && EVP_CipherUpdate(ctx, out[k][4], &ol[4], pt + 3, lens[3]);
+            ok = ok && EVP_CIPHER_CTX_get_updated_iv(ctx, k == 0 ? va : vd, 16);
+            /* neither key nor tweak: the last tweak stays */
+            ok = ok && EVP_CipherInit_ex2(ctx, NULL, NULL, NULL, enc, NULL);
+            ok = ok && EVP_CipherUpdate(ctx, out[k][5], &ol[5], pt + 7, lens[4]);
+            /* a unit after final works as well (final only ends the call sequence) */
+            ok = ok && EVP_CipherFinal_ex(ctx, out[k][6], &fl) && fl == 0;
+            ok = ok && EVP_CipherUpdate(ctx, out[k][7], &ol[7], pt + 11, lens[5]);
+            CHECK(ok, "%s unit sequence (%s, provider %d)", name, enc ? "encrypt" : "decrypt", k);
+            static const int want[8] = {512, 37, 600, 600, 16, 100, 0, 512};
+            for (int j = 0; j < 8; j++)
+                CHECK(ol[j] == want[j], "%s unit %d of the sequence: length %d", name, j, ol[j]);
+            EVP_CIPHER_CTX_free(ctx), EVP_CIPHER_CTX_free(cp);
+        }
+        CHECK(memcmp(out[0], out[1], sizeof out[0]) == 0, "%s unit sequence (%s): aesgen differs from default",
+              name, enc ? "encrypt" : "decrypt");
+        CHECK(memcmp(va, vd, 16) == 0 && memcmp(va, iv2, 16) == 0, "%s updated IV after re-init", name);
+        CHECK(memcmp(out[0][2], out[0][3], 600) == 0, "%s copy and original differ", name);
+    }
+}
+
+/* Units of 0..15 bytes and of more than 2^20 blocks are refused by both; aesgen
+ * with its reason and without writing. */
+static void xts_bad_lengths(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d, int quick)
+{
+    uint8_t key[64], iv[16];
+    size_t keylen = (size_t)EVP_CIPHER_get_key_length(a);
+    size_t cap = ((size_t)1 << 24) + 16;
+    uint8_t *in = calloc(1, cap), *out = malloc(cap);
+    xts_key(key, keylen), rnd_bytes(iv, 16);
+    const EVP_CIPHER *cs[2] = {a, d};
+    size_t lens[17 + 2];
+    size_t n = 0;
+    for (size_t l = 0; l < 16; l++)
+        lens[n++] = l;
+    if (!quick)
+        lens[n++] = ((size_t)1 << 24) + 1, lens[n++] = ((size_t)1 << 24) + 16;
+    for (size_t i = 0; i < n; i++)
+        for (int enc = 1; enc >= 0; enc--)
+            for (int k = 0; k < 2; k++) {
+                EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+                int ok = ctx && EVP_CipherInit_ex2(ctx, cs[k], key, iv, enc, NULL);
+                CHECK(ok, "%s init", name);
+                memset(out, 0xa5, 64);
+                ERR_clear_error();
+                int ol = -1;
+                int r = ok && EVP_CipherUpdate(ctx, out, &ol, in, (int)lens[i]);
+                CHECK(!r, "%s unit of %zu bytes accepted (provider %d, %s)", name, lens[i], k, enc ? "enc" : "dec");
+                if (k == 0) {
+                    const char *why = ERR_reason_error_string(ERR_peek_error());
+                    const char *want = lens[i] < 16 ? "shorter than 16" : "longer than 2^20";
+                    CHECK(why != NULL && strstr(why, want) != NULL, "%s unit of %zu: reason %s", name, lens[i],
+                          why ? why : "(none)");
+                    int clean = 1;
+                    for (int j = 0; j < 64; j++)
+                        clean &= out[j] == 0xa5;
+                    CHECK(clean, "%s unit of %zu: output written on error", name, lens[i]);
+                }
+                ERR_clear_error();
+                EVP_CIPHER_CTX_free(ctx);
+            }
+    free(in), free(out);
+}
+
+/* Key set-up: equal halves, a wrong key length (both providers), and updates without a key or IV. */
+static void xts_keys(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t key[64], iv[16], pt[64], out[64];
+    size_t keylen = (size_t)EVP_CIPHER_get_key_length(a);
+    rnd_bytes(key, keylen / 2);
+    memcpy(key + keylen / 2, key, keylen / 2);
+    rnd_bytes(iv, 16), rnd_bytes(pt, sizeof pt);
+    const EVP_CIPHER *cs[2] = {a, d};
+    int accepted[2][2]; /* [provider][enc] */
+    for (int k = 0; k < 2; k++)
+        for (int enc = 1; enc >= 0; enc--) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+            ERR_clear_error();
+            accepted[k][enc] = ctx && EVP_CipherInit_ex2(ctx, cs[k], key, iv, enc, NULL);
+            if (k == 0) {
+                const char *why = ERR_reason_error_string(ERR_peek_error());
+                CHECK(!accepted[k][enc] && why != NULL && strstr(why, "key halves are equal") != NULL,
+                      "%s equal halves (%s): aesgen accepted %d, reason %s", name, enc ? "enc" : "dec",
+                      accepted[k][enc], why ? why : "(none)");
+                /* a refused key leaves no key behind */
+                int ol = 0;
+                ERR_clear_error();
+                CHECK(ctx && !EVP_CipherUpdate(ctx, out, &ol, pt, 32), "%s update after a refused key", name);
+                why = ERR_reason_error_string(ERR_peek_error());
+                CHECK(why != NULL && strstr(why, "no key set") != NULL, "%s update after a refused key: reason %s",
+                      name, why ? why : "(none)");
+            }
+            ERR_clear_error();
+            EVP_CIPHER_CTX_free(ctx);
+        }
+    /* The default provider (non-FIPS) refuses equal halves only when encrypting. */
+    CHECK(!accepted[1][1] && accepted[1][0], "%s equal halves: the default provider now enc %d dec %d "
+          "(expected: refused for encryption, accepted for decryption)", name, accepted[1][1], accepted[1][0]);
+
+    xts_key(key, keylen);
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        ERR_clear_error();
+        int ok = ctx && EVP_CipherInit_ex2(ctx, cs[k], key, iv, 1, NULL);
+        CHECK(ok && EVP_CIPHER_CTX_set_key_length(ctx, (int)keylen), "%s: own key length refused (%d)", name, k);
+        CHECK(ok && !EVP_CIPHER_CTX_set_key_length(ctx, (int)(keylen == 32 ? 64 : 32)),
+              "%s: other XTS key length accepted (provider %d)", name, k);
+        if (k == 0) {
+            const char *why = ERR_reason_error_string(ERR_peek_last_error());
+            CHECK(why != NULL && strstr(why, "bad key length") != NULL, "%s: key length reason %s", name,
+                  why ? why : "(none)");
+        }
+        ERR_clear_error();
+        /* a key without an IV: both refuse the update */
+        int ol = 0;
+        ok = ctx && EVP_CipherInit_ex2(ctx, cs[k], key, NULL, 1, NULL);
+        CHECK(ok && !EVP_CipherUpdate(ctx, out, &ol, pt, 32), "%s: update without an IV accepted (%d)", name, k);
+        if (k == 0) {
+            const char *why = ERR_reason_error_string(ERR_peek_error());
+            CHECK(why != NULL && strstr(why, "no IV set") != NULL, "%s: no-IV reason %s", name,
+                  why ? why : "(none)");
+        }
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -314,7 +538,8 @@ int main(int argc, char **argv)
         return 1;
     }
     static const char *const names[] = {"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC",
-                                        "AES-256-CBC", "AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
+                                        "AES-256-CBC", "AES-128-CTR", "AES-192-CTR", "AES-256-CTR",
+                                        "AES-128-XTS", "AES-256-XTS"};
     uint64_t calls0 = calls(ag);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         EVP_CIPHER *a = EVP_CIPHER_fetch(lib, names[i], "provider=aesgen");
@@ -331,6 +556,19 @@ int main(int argc, char **argv)
                   EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(d) &&
                   EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(d),
               "%s: mode, key length, IV length, block size as the default provider's", names[i]);
+        if (EVP_CIPHER_get_mode(a) == EVP_CIPH_XTS_MODE) {
+            CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s: flags %#lx, default %#lx", names[i],
+                  EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));
+            uint64_t before = calls(ag);
+            xts_sweep(names[i], a, d, quick);
+            xts_sequence(names[i], a, d);
+            xts_bad_lengths(names[i], a, d, quick);
+            xts_keys(names[i], a, d);
+            CHECK(calls(ag) > before, "%s: aesgen-calls did not increase", names[i]);
+            EVP_CIPHER_free(a);
+            EVP_CIPHER_free(d);
+            continue;
+        }
         int stream = EVP_CIPHER_get_mode(a) == EVP_CIPH_CTR_MODE;
         sweep(names[i], a, d, stream, 2048, quick ? 7 : 1);
         reinit_and_copy(names[i], a, d);

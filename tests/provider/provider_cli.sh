@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 list=$("$openssl" list -cipher-algorithms -provider-path "$dir" -provider aesgen)
 for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr \
-         aes-128-xts aes-256-xts; do
+         aes-128-xts aes-256-xts aes-128-gcm aes-192-gcm aes-256-gcm; do
     echo "$list" | grep -i -- "$c" | grep -q '@ aesgen' || fail "$c is not listed from aesgen:
 $list"
 done
@@ -20,7 +20,13 @@ echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.1, AES-128-XTS' || 
 $list"
 echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.2, AES-256-XTS' || fail "AES-256-XTS OID missing:
 $list"
-echo "listed: 11 ciphers @ aesgen"
+# GCM under its OIDs and id-aes*-GCM aliases (openssl enc refuses AEAD ciphers, so only listed here).
+for g in "2.16.840.1.101.3.4.1.6, AES-128-GCM, id-aes128-GCM" "2.16.840.1.101.3.4.1.26, AES-192-GCM, id-aes192-GCM" \
+         "2.16.840.1.101.3.4.1.46, AES-256-GCM, id-aes256-GCM"; do
+    echo "$list" | grep '@ aesgen' | grep -qi -- "$g" || fail "GCM names missing ($g):
+$list"
+done
+echo "listed: 14 ciphers @ aesgen"
 
 # 1000 bytes: not a multiple of the block size, so the padding is exercised.
 head -c 1000 /dev/urandom >"$tmp/pt"

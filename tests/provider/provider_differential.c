@@ -7,6 +7,10 @@
  * AES-128-XTS and AES-256-XTS: every data-unit length 16..1024 and large ones up to
  * 2^20 blocks, both directions, in place, EVP_Cipher, several units per context, new
  * tweaks, copies, units too short or too long, equal key halves, key lengths.
+ * AES-128/192/256-GCM: every message length 0..1024 and large ones, IVs of several
+ * lengths, AAD and text split at random points, every tag length aesgen takes, in
+ * place, tampering, re-init with a new IV, copies, refused calls and the documented
+ * differences from the default provider.
  * AESGEN_DIFFERENTIAL_QUICK=1 (the memcheck stage) takes every 7th length and skips
  * the large messages. */
 #include <stdint.h>
@@ -522,6 +526,258 @@ static void xts_keys(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
     }
 }
 
+/* ---- GCM --------------------------------------------------------------------------------- */
+
+static const size_t gcm_taglens[] = {16, 15, 14, 13, 12, 8, 4};
+
+static int set_ivlen(EVP_CIPHER_CTX *ctx, size_t ivlen)
+{
+    OSSL_PARAM p[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivlen), OSSL_PARAM_END};
+    return EVP_CIPHER_CTX_set_params(ctx, p);
+}
+
+/* Updates over [0, len) cut at the given points; out == NULL feeds AAD. Returns 1 if
+ * every call succeeded and reported the whole piece. */
+static int pieces(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, const size_t *cuts, size_t n)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i <= n; i++) {
+        size_t end = i < n ? cuts[i] : len;
+        int ol = -1;
+        if (!EVP_CipherUpdate(ctx, out == NULL ? NULL : out + pos, &ol, in + pos, (int)(end - pos)) ||
+            (size_t)ol != end - pos)
+            return 0;
+        pos = end;
+    }
+    return 1;
+}
+
+/* One GCM message through a fresh context: the IV length set first when not 12, the AAD
+ * and the text in pieces, the tag (taglen bytes) read after an encryption's final or
+ * set before a decryption's. Returns 1 if everything succeeded; *final_failed tells a
+ * failing final (the tag check) from an earlier failure. */
+static int gcm1(const EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv, size_t ivlen,
+                const uint8_t *aad, size_t aadlen, const size_t *acuts, size_t nacuts, uint8_t *out,
+                const uint8_t *in, size_t len, const size_t *cuts, size_t ncuts, uint8_t *tag, size_t taglen,
+                int *final_failed)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int ok = ctx && EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, NULL);
+    ok = ok && (ivlen == 12 || set_ivlen(ctx, ivlen));
+    ok = ok && EVP_CipherInit_ex2(ctx, NULL, key, iv, enc, NULL);
+    ok = ok && pieces(ctx, NULL, aad, aadlen, acuts, nacuts);
+    ok = ok && pieces(ctx, out, in, len, cuts, ncuts);
+    ok = ok && (enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)taglen, tag) > 0);
+    int fl = -1, fin = ok && EVP_CipherFinal_ex(ctx, out + len, &fl) && fl == 0;
+    if (final_failed != NULL)
+        *final_failed = ok && !fin;
+    ok = fin && (!enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)taglen, tag) > 0);
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+static const char *last_reason(void)
+{
+    const char *r = ERR_reason_error_string(ERR_peek_last_error());
+    return r != NULL ? r : "(none)";
+}
+
+/* Message lengths 0..1024 and large ones, IVs of 12 and other lengths, AAD and text
+ * split at random points, tags of every length aesgen takes, in place, tampering. */
+static void gcm_sweep(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d, int quick)
+{
+    static const size_t big[] = {4096 + 7, 65536 + 1, (size_t)1 << 20, ((size_t)1 << 20) + 13};
+    static const size_t odd_iv[] = {1, 8, 16, 60, 128};
+    size_t nbig = quick ? 1 : sizeof big / sizeof big[0];
+    size_t cap = ((size_t)1 << 20) + 64;
+    uint8_t *pt = malloc(cap), *ca = malloc(cap), *cd = malloc(cap), *x = malloc(cap);
+    uint8_t key[32], iv[128], aad[320], ta[16], td[16], t[16];
+    size_t cuts[8], acuts[8], lens[1024 + 8], nlen = 0;
+    for (size_t l = 0; l <= 1024; l += quick ? 7 : 1)
+        lens[nlen++] = l;
+    for (size_t i = 0; i < nbig; i++)
+        lens[nlen++] = big[i];
+    for (size_t i = 0; i < nlen; i++) {
+        size_t len = lens[i], ivlen = i % 5 == 0 ? odd_iv[(i / 5) % 5] : 12;
+        size_t aadlen = i % 17 == 0 ? 320 : (size_t)(rnd() % 80), tl = gcm_taglens[i % 7];
+        rnd_bytes(key, sizeof key), rnd_bytes(iv, ivlen), rnd_bytes(aad, aadlen), rnd_bytes(pt, len);
+        size_t na = random_cuts(acuts, aadlen), n = random_cuts(cuts, len);
+        int oka = gcm1(a, 1, key, iv, ivlen, aad, aadlen, acuts, na, ca, pt, len, cuts, n, ta, tl, NULL);
+        int okd = gcm1(d, 1, key, iv, ivlen, aad, aadlen, NULL, 0, cd, pt, len, NULL, 0, td, 16, NULL);
+        CHECK(oka && okd && memcmp(ca, cd, len) == 0 && memcmp(ta, td, tl) == 0,
+              "%s seal len %zu iv %zu aad %zu tag %zu: aesgen %d default %d", name, len, ivlen, aadlen, tl, oka, okd);
+        ERR_clear_error();
+        /* each opens the other's, with the tag truncated to tl bytes */
+        n = random_cuts(cuts, len), na = random_cuts(acuts, aadlen);
+        memcpy(t, td, 16);
+        oka = gcm1(a, 0, key, iv, ivlen, aad, aadlen, acuts, na, x, cd, len, cuts, n, t, tl, NULL);
+        CHECK(oka && memcmp(x, pt, len) == 0, "%s aesgen opens default len %zu tag %zu", name, len, tl);
+        okd = gcm1(d, 0, key, iv, ivlen, aad, aadlen, NULL, 0, x, ca, len, NULL, 0, ta, tl, NULL);
+        CHECK(okd && memcmp(x, pt, len) == 0, "%s default opens aesgen len %zu tag %zu", name, len, tl);
+        ERR_clear_error();
+        /* in place, both directions */
+        memcpy(x, pt, len);
+        n = random_cuts(cuts, len);
+        oka = gcm1(a, 1, key, iv, ivlen, aad, aadlen, NULL, 0, x, x, len, cuts, n, t, 16, NULL);
+        CHECK(oka && memcmp(x, cd, len) == 0 && memcmp(t, td, 16) == 0, "%s in-place seal len %zu", name, len);
+        oka = gcm1(a, 0, key, iv, ivlen, aad, aadlen, NULL, 0, x, x, len, cuts, n, t, 16, NULL);
+        CHECK(oka && memcmp(x, pt, len) == 0, "%s in-place open len %zu", name, len);
+        ERR_clear_error();
+        /* tamper with one bit of the text, the AAD or the tag: both refuse at final */
+        int what = (int)(rnd() % 3), ffa = 0, ffd = 0;
+        if (what == 0 && len == 0)
+            what = 1;
+        if (what == 1 && aadlen == 0)
+            what = 2;
+        size_t at = (size_t)rnd();
+        uint8_t bit = (uint8_t)(1u << (rnd() % 8));
+        memcpy(t, td, 16);
+        if (what == 0)
+            cd[at % len] ^= bit;
+        else if (what == 1)
+            aad[at % aadlen] ^= bit;
+        else
+            t[at % tl] ^= bit;
+        ERR_clear_error();
+        oka = gcm1(a, 0, key, iv, ivlen, aad, aadlen, NULL, 0, x, cd, len, NULL, 0, t, tl, &ffa);
+        const char *why = last_reason();
+        CHECK(!oka && ffa && strstr(why, "tag mismatch") != NULL,
+              "%s tampered %s len %zu: aesgen ok %d, final failed %d, reason %s", name,
+              what == 0 ? "text" : what == 1 ? "AAD" : "tag", len, oka, ffa, why);
+        ERR_clear_error();
+        okd = gcm1(d, 0, key, iv, ivlen, aad, aadlen, NULL, 0, x, cd, len, NULL, 0, t, tl, &ffd);
+        CHECK(!okd && ffd, "%s tampered len %zu: default ok %d", name, len, okd);
+        ERR_clear_error();
+    }
+    free(pt), free(ca), free(cd), free(x);
+}
+
+/* Two messages on one context (re-init with a new IV, key NULL), copies mid-message,
+ * and the calls both providers refuse. */
+static void gcm_sequence(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t key[32], iv1[12], iv2[12], aad[40], pt[300], out[2][3][300], tags[2][3][16];
+    rnd_bytes(key, sizeof key), rnd_bytes(iv1, 12), rnd_bytes(iv2, 12), rnd_bytes(aad, sizeof aad),
+        rnd_bytes(pt, sizeof pt);
+    const EVP_CIPHER *cs[2] = {a, d};
+    memset(out, 0, sizeof out), memset(tags, 0, sizeof tags);
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *cp = EVP_CIPHER_CTX_new();
+        int ol = 0, fl = 0;
+        int ok = ctx && cp && EVP_EncryptInit_ex2(ctx, cs[k], key, iv1, NULL);
+        ok = ok && EVP_EncryptUpdate(ctx, NULL, &ol, aad, 40) && EVP_EncryptUpdate(ctx, out[k][0], &ol, pt, 300) &&
+             EVP_EncryptFinal_ex(ctx, out[k][0] + 300, &fl) &&
+             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tags[k][0]) > 0;
+        CHECK(ok, "%s first message (provider %d)", name, k);
+        /* an update after final, without a new IV: refused by both */
+        ERR_clear_error();
+        CHECK(!EVP_EncryptUpdate(ctx, out[k][1], &ol, pt, 16), "%s update after final accepted (provider %d)",
+              name, k);
+        if (k == 0)
+            CHECK(strstr(last_reason(), "already finished") != NULL, "%s update after final: reason %s", name,
+                  last_reason());
+        ERR_clear_error();
+        /* a new IV, same key; copy in the middle of the AAD, free the original after
+         * the copy's first use, each finishes the message */
+        ok = EVP_EncryptInit_ex2(ctx, NULL, NULL, iv2, NULL) && EVP_EncryptUpdate(ctx, NULL, &ol, aad, 13) &&
+             EVP_CIPHER_CTX_copy(cp, ctx);
+        ok = ok && EVP_EncryptUpdate(ctx, NULL, &ol, aad + 13, 27) && EVP_EncryptUpdate(ctx, out[k][1], &ol, pt, 77) &&
+             EVP_EncryptUpdate(ctx, out[k][1] + 77, &ol, pt + 77, 223) &&
+             EVP_EncryptFinal_ex(ctx, out[k][1] + 300, &fl) &&
+             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tags[k][1]) > 0;
+        ok = ok && EVP_EncryptUpdate(cp, NULL, &ol, aad + 13, 27) && EVP_EncryptUpdate(cp, out[k][2], &ol, pt, 150);
+        EVP_CIPHER_CTX_free(ctx);
+        ok = ok && EVP_EncryptUpdate(cp, out[k][2] + 150, &ol, pt + 150, 150) &&
+             EVP_EncryptFinal_ex(cp, out[k][2] + 300, &fl) &&
+             EVP_CIPHER_CTX_ctrl(cp, EVP_CTRL_AEAD_GET_TAG, 16, tags[k][2]) > 0;
+        CHECK(ok, "%s re-init and copy (provider %d)", name, k);
+        EVP_CIPHER_CTX_free(cp);
+    }
+    CHECK(memcmp(out[0], out[1], sizeof out[0]) == 0 && memcmp(tags[0], tags[1], sizeof tags[0]) == 0,
+          "%s sequence: aesgen differs from default", name);
+    CHECK(memcmp(out[0][1], out[0][2], 300) == 0 && memcmp(tags[0][1], tags[0][2], 16) == 0,
+          "%s copy differs from original", name);
+    CHECK(memcmp(out[0][0], out[0][1], 300) != 0, "%s new IV gave the same ciphertext", name);
+    ERR_clear_error();
+}
+
+/* Calls refused by both, and the documented differences. */
+static void gcm_refusals(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t key[32], iv[12], pt[64], out[80], tag[17];
+    rnd_bytes(key, sizeof key), rnd_bytes(iv, 12), rnd_bytes(pt, sizeof pt), rnd_bytes(tag, sizeof tag);
+    const EVP_CIPHER *cs[2] = {a, d};
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        int ol = 0, fl = 0;
+        /* the tag before an encryption's final */
+        ERR_clear_error();
+        int ok = ctx && EVP_EncryptInit_ex2(ctx, cs[k], key, iv, NULL) && EVP_EncryptUpdate(ctx, out, &ol, pt, 20);
+        CHECK(ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) <= 0,
+              "%s tag before final given (provider %d)", name, k);
+        if (k == 0)
+            CHECK(strstr(last_reason(), "no tag") != NULL, "%s tag before final: reason %s", name, last_reason());
+        /* AAD after text */
+        ERR_clear_error();
+        CHECK(!EVP_EncryptUpdate(ctx, NULL, &ol, pt, 5), "%s AAD after text accepted (provider %d)", name, k);
+        if (k == 0)
+            CHECK(strstr(last_reason(), "AAD after") != NULL, "%s AAD after text: reason %s", name, last_reason());
+        /* a tag set on an encryption */
+        ERR_clear_error();
+        CHECK(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) <= 0, "%s tag set on encryption (%d)", name,
+              k);
+        /* a decryption's final without a tag */
+        ERR_clear_error();
+        ok = EVP_DecryptInit_ex2(ctx, NULL, key, iv, NULL) && EVP_DecryptUpdate(ctx, out, &ol, pt, 20);
+        CHECK(ok && !EVP_DecryptFinal_ex(ctx, out + 20, &fl), "%s decrypt final without a tag (provider %d)", name,
+              k);
+        if (k == 0)
+            CHECK(strstr(last_reason(), "no tag") != NULL, "%s final without tag: reason %s", name, last_reason());
+        /* tag lengths 0 and 17, IV length 0 */
+        ERR_clear_error();
+        ok = EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL);
+        CHECK(ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 17, tag) <= 0, "%s 17-byte tag (%d)", name, k);
+        uint8_t z = 0;
+        OSSL_PARAM p0[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, &z, 0), OSSL_PARAM_END};
+        CHECK(!EVP_CIPHER_CTX_set_params(ctx, p0), "%s 0-byte tag accepted (%d)", name, k);
+        CHECK(!set_ivlen(ctx, 0), "%s IV length 0 accepted (%d)", name, k);
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(ctx);
+    }
+
+    /* Where they differ (docs/openssl-provider.md): tag lengths outside SP 800-38D's
+     * 4, 8, 12..16; an encryption without an IV; the TLS 1.2 record controls. */
+    int acc[2][3];
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        int ol = 0;
+        ERR_clear_error();
+        int ok = ctx && EVP_DecryptInit_ex2(ctx, cs[k], key, iv, NULL);
+        acc[k][0] = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 5, tag) > 0;
+        if (k == 0)
+            CHECK(strstr(last_reason(), "bad tag length") != NULL, "%s 5-byte tag: reason %s", name, last_reason());
+        ERR_clear_error();
+        acc[k][1] = EVP_EncryptInit_ex2(ctx, cs[k], key, NULL, NULL) && EVP_EncryptUpdate(ctx, out, &ol, pt, 16);
+        if (k == 0)
+            CHECK(strstr(last_reason(), "no IV set") != NULL, "%s encrypt without IV: reason %s", name,
+                  last_reason());
+        ERR_clear_error();
+        uint8_t tlsaad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
+        acc[k][2] = EVP_EncryptInit_ex2(ctx, cs[k], key, iv, NULL) &&
+                    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, tlsaad) > 0;
+        if (k == 0)
+            CHECK(strstr(last_reason(), "not supported") != NULL, "%s tlsaad: reason %s", name, last_reason());
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(ctx);
+    }
+    CHECK(!acc[0][0] && acc[1][0], "%s 5-byte tag: aesgen %d (refuses), default %d (accepts)", name, acc[0][0],
+          acc[1][0]);
+    CHECK(!acc[0][1] && acc[1][1], "%s encrypt without IV: aesgen %d (refuses), default %d (generates one)", name,
+          acc[0][1], acc[1][1]);
+    CHECK(!acc[0][2] && acc[1][2], "%s tlsaad: aesgen %d (refuses), default %d (accepts)", name, acc[0][2],
+          acc[1][2]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -539,7 +795,7 @@ int main(int argc, char **argv)
     }
     static const char *const names[] = {"AES-128-ECB", "AES-192-ECB", "AES-256-ECB", "AES-128-CBC", "AES-192-CBC",
                                         "AES-256-CBC", "AES-128-CTR", "AES-192-CTR", "AES-256-CTR",
-                                        "AES-128-XTS", "AES-256-XTS"};
+                                        "AES-128-XTS", "AES-256-XTS", "AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
     uint64_t calls0 = calls(ag);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         EVP_CIPHER *a = EVP_CIPHER_fetch(lib, names[i], "provider=aesgen");
@@ -556,6 +812,18 @@ int main(int argc, char **argv)
                   EVP_CIPHER_get_iv_length(a) == EVP_CIPHER_get_iv_length(d) &&
                   EVP_CIPHER_get_block_size(a) == EVP_CIPHER_get_block_size(d),
               "%s: mode, key length, IV length, block size as the default provider's", names[i]);
+        if (EVP_CIPHER_get_mode(a) == EVP_CIPH_GCM_MODE) {
+            CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s: flags %#lx, default %#lx", names[i],
+                  EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));
+            uint64_t before = calls(ag);
+            gcm_sweep(names[i], a, d, quick);
+            gcm_sequence(names[i], a, d);
+            gcm_refusals(names[i], a, d);
+            CHECK(calls(ag) > before, "%s: aesgen-calls did not increase", names[i]);
+            EVP_CIPHER_free(a);
+            EVP_CIPHER_free(d);
+            continue;
+        }
         if (EVP_CIPHER_get_mode(a) == EVP_CIPH_XTS_MODE) {
             CHECK(EVP_CIPHER_get_flags(a) == EVP_CIPHER_get_flags(d), "%s: flags %#lx, default %#lx", names[i],
                   EVP_CIPHER_get_flags(a), EVP_CIPHER_get_flags(d));

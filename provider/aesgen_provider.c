@@ -44,7 +44,6 @@ enum {
     R_BAD_TAG_LENGTH,
     R_GCM_FINISHED,
     R_GCM_AAD_AFTER_TEXT,
-    R_UNSUPPORTED,
 };
 
 static const OSSL_ITEM reason_strings[] = {
@@ -65,7 +64,6 @@ static const OSSL_ITEM reason_strings[] = {
     {R_BAD_TAG_LENGTH, "aesgen: bad tag length"},
     {R_GCM_FINISHED, "aesgen: GCM message already finished (re-init with a new IV)"},
     {R_GCM_AAD_AFTER_TEXT, "aesgen: GCM AAD after the text"},
-    {R_UNSUPPORTED, "aesgen: not supported"},
     {0, NULL},
 };
 
@@ -81,6 +79,9 @@ typedef struct {
 static OSSL_FUNC_core_new_error_fn *c_new_error;
 static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
 static OSSL_FUNC_core_vset_error_fn *c_vset_error;
+/* Entropy from the core, for the random start of a TLS 1.2 GCM invocation field. */
+static OSSL_FUNC_get_entropy_fn *c_get_entropy;
+static OSSL_FUNC_cleanup_entropy_fn *c_cleanup_entropy;
 
 static void raise_err(const prov_ctx *p, int reason, const char *file, int line, const char *func,
                       const char *fmt, ...)
@@ -797,9 +798,18 @@ AESGEN_XTS(256)
  * plaintext before final has checked the tag: a caller must drop it when final fails.
  * After final the IV is used up: the next message needs a re-init with an IV.
  *
- * Not offered: IV generation inside the provider (an encryption without an IV is
- * refused instead) and the TLS 1.2 record controls (tlsaad, tlsivfixed, tlsivinv,
- * tlsivgen), which are refused with a reason rather than ignored. */
+ * TLS 1.2 (RFC 5288) as the default provider does it: tlsivfixed gives the 4-byte
+ * fixed part of the IV (encryption: the 8-byte invocation field starts at a random
+ * value and counts up per record), tlsaad the 13-byte record header, after which
+ * one update in place transforms a whole record: 8-byte explicit nonce, payload,
+ * 16-byte tag, through aesgen's one-shot seal/open (open writes no plaintext of a
+ * record whose tag is wrong). Not offered: IV generation for an encryption without
+ * an IV outside TLS (refused instead). */
+
+#define TLS_AAD_LEN 13      /* EVP_AEAD_TLS1_AAD_LEN */
+#define TLS_FIXED_IV_LEN 4  /* EVP_GCM_TLS_FIXED_IV_LEN */
+#define TLS_EXPLICIT_IV_LEN 8
+#define TLS_TAG_LEN 16
 
 #define GCM_IV_MAX 128 /* as the default provider */
 
@@ -822,6 +832,10 @@ typedef struct {
     uint8_t tag[16];      /* encryption: the tag of the last final; decryption: the expected one */
     size_t taglen;        /* decryption: length of the tag set (0: none) */
     int tag_ready;        /* encryption: tag holds this message's tag */
+    uint8_t tls_aad[TLS_AAD_LEN];
+    int tls_aad_set;      /* the next update is a TLS 1.2 record */
+    int iv_gen;           /* tlsivfixed given: the invocation field is ours to count */
+    uint64_t tls_records; /* records encrypted under this key */
     int enc;
     enum gcm_iv_state iv_state;
 } gcm_ctx;
@@ -904,6 +918,7 @@ static int gcm_init(void *vctx, const unsigned char *key, size_t keylen, const u
         }
         atomic_init(&k->refs, 1);
         c->key = k;
+        c->tls_records = 0;
         /* a stream on the old key cannot go on: restart it from the IV */
         if (c->iv_state == GCM_IV_STARTED)
             c->iv_state = GCM_IV_BUFFERED;
@@ -986,6 +1001,74 @@ static int gcm_final_tag(gcm_ctx *c)
     return 1;
 }
 
+/* The 8-byte invocation field (the IV's last bytes), big-endian, plus one. */
+static void tls_iv_next(gcm_ctx *c)
+{
+    for (size_t i = c->ivlen; i-- > c->ivlen - TLS_EXPLICIT_IV_LEN;)
+        if (++c->iv[i] != 0)
+            break;
+}
+
+/* One TLS 1.2 record in place: explicit nonce || payload || tag. */
+static int gcm_tls_record(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in, size_t len)
+{
+    int ok = 0;
+    *outl = 0;
+    atomic_fetch_add_explicit(&c->prov->calls, 1, memory_order_relaxed);
+    if (c->key == NULL) {
+        RAISE(c->prov, R_NO_KEY_SET);
+        goto done;
+    }
+    if (!c->iv_gen) {
+        RAISE_DATA(c->prov, R_NO_IV_SET, "TLS record without tlsivfixed");
+        goto done;
+    }
+    if (out != in || len < TLS_EXPLICIT_IV_LEN + TLS_TAG_LEN) {
+        RAISE_DATA(c->prov, R_BAD_PARAMETER, "TLS record: %s", out != in ? "not in place" : "shorter than 24 bytes");
+        goto done;
+    }
+    /* Fail after 2^64 - 1 records under one key (FIPS 140 IG A.5), as the default provider. */
+    if (c->enc && ++c->tls_records == 0) {
+        RAISE_DATA(c->prov, R_BAD_PARAMETER, "too many TLS records under one key");
+        goto done;
+    }
+    size_t plen = len - TLS_EXPLICIT_IV_LEN - TLS_TAG_LEN;
+    /* The header's length field must be this record's (tlsaad gave the payload length). */
+    if (((size_t)c->tls_aad[TLS_AAD_LEN - 2] << 8 | c->tls_aad[TLS_AAD_LEN - 1]) != plen) {
+        RAISE_DATA(c->prov, R_BAD_PARAMETER, "TLS record of %zu payload bytes, the header says otherwise", plen);
+        goto done;
+    }
+    uint8_t nonce[GCM_IV_MAX];
+    int rc;
+    if (c->enc) {
+        memcpy(out, c->iv + c->ivlen - TLS_EXPLICIT_IV_LEN, TLS_EXPLICIT_IV_LEN);
+        memcpy(nonce, c->iv, c->ivlen);
+        tls_iv_next(c);
+        rc = aesgen_gcm_seal(&c->key->key, nonce, c->ivlen, c->tls_aad, TLS_AAD_LEN, out + TLS_EXPLICIT_IV_LEN,
+                             in + TLS_EXPLICIT_IV_LEN, plen, out + TLS_EXPLICIT_IV_LEN + plen, TLS_TAG_LEN);
+    } else {
+        memcpy(c->iv + c->ivlen - TLS_EXPLICIT_IV_LEN, in, TLS_EXPLICIT_IV_LEN);
+        memcpy(nonce, c->iv, c->ivlen);
+        rc = aesgen_gcm_open(&c->key->key, nonce, c->ivlen, c->tls_aad, TLS_AAD_LEN, out + TLS_EXPLICIT_IV_LEN,
+                             in + TLS_EXPLICIT_IV_LEN, plen, in + TLS_EXPLICIT_IV_LEN + plen, TLS_TAG_LEN);
+    }
+    if (rc == AESGEN_ERR_AUTH) {
+        RAISE(c->prov, R_BAD_TAG);
+        goto done;
+    }
+    if (rc != AESGEN_OK) {
+        RAISE_DATA(c->prov, R_AESGEN_FAILURE, "aesgen_gcm_%s: %s", c->enc ? "seal" : "open", aesgen_status_string(rc));
+        goto done;
+    }
+    *outl = c->enc ? len : plen;
+    ok = 1;
+done:
+    /* as the default provider: a record uses its header and IV up, success or not */
+    c->tls_aad_set = 0;
+    c->iv_state = GCM_IV_FINISHED;
+    return ok;
+}
+
 static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize, const unsigned char *in,
                       size_t inl)
 {
@@ -993,6 +1076,13 @@ static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     if (inl == 0) { /* as the default provider: nothing, not even the end of the AAD */
         *outl = 0;
         return 1;
+    }
+    if (c->tls_aad_set) {
+        if (outsize < inl) {
+            RAISE(c->prov, R_OUTPUT_TOO_SMALL);
+            return 0;
+        }
+        return gcm_tls_record(c, out, outl, in, inl);
     }
     if (!gcm_ready(c))
         return 0;
@@ -1067,28 +1157,35 @@ static int gcm_get_params(OSSL_PARAM params[], size_t keylen)
     return 1;
 }
 
-/* The TLS 1.2 record controls: refused by name, so that libssl stops with a reason
- * instead of sending records this provider did not form. */
-static const char *gcm_tls_param(const OSSL_PARAM params[])
-{
-    static const char *const tls[] = {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
-                                      OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV,
-                                      OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN,
-                                      OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD};
-    for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
-        if (OSSL_PARAM_locate_const(params, tls[i]) != NULL)
-            return tls[i];
-    return NULL;
-}
-
 static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     gcm_ctx *c = vctx;
     OSSL_PARAM *p;
-    const char *tls = gcm_tls_param(params);
-    if (tls != NULL) {
-        RAISE_DATA(c->prov, R_UNSUPPORTED, "%s (TLS 1.2 GCM record mode)", tls);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, TLS_TAG_LEN))
         return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL) {
+        /* The next invocation field (the last bytes of the IV, at most the IV), then count
+         * up: the IV of the next message is the one returned here. */
+        size_t n = p->data_size;
+        if (!c->iv_gen || c->key == NULL || p->data == NULL || p->data_type != OSSL_PARAM_OCTET_STRING) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "%s needs a key and tlsivfixed", OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN);
+            return 0;
+        }
+        if (n == 0 || n > c->ivlen)
+            n = c->ivlen;
+        memcpy(p->data, c->iv + c->ivlen - n, n);
+        p->return_size = n;
+        /* the message to come runs on the IV before the increment */
+        uint8_t cur[GCM_IV_MAX];
+        memcpy(cur, c->iv, c->ivlen);
+        tls_iv_next(c);
+        int rc = aesgen_gcm_start(&c->st, &c->key->key, c->enc ? AESGEN_ENCRYPT : AESGEN_DECRYPT, cur, c->ivlen);
+        if (rc != AESGEN_OK) {
+            RAISE_DATA(c->prov, R_AESGEN_FAILURE, "aesgen_gcm_start: %s", aesgen_status_string(rc));
+            return 0;
+        }
+        c->iv_state = GCM_IV_STARTED;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, c->keylen))
         return 0;
@@ -1131,10 +1228,64 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     const OSSL_PARAM *p;
     if (params == NULL)
         return 1;
-    const char *tls = gcm_tls_param(params);
-    if (tls != NULL) {
-        RAISE_DATA(c->prov, R_UNSUPPORTED, "%s (TLS 1.2 GCM record mode)", tls);
-        return 0;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+        /* The 13-byte TLS 1.2 header; its length field counts the explicit nonce (and,
+         * when decrypting, the tag), which the AAD must not: keep the payload length. */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size != TLS_AAD_LEN) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "%s must be %d bytes", OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, TLS_AAD_LEN);
+            return 0;
+        }
+        const uint8_t *h = p->data;
+        size_t len = (size_t)h[TLS_AAD_LEN - 2] << 8 | h[TLS_AAD_LEN - 1];
+        size_t over = TLS_EXPLICIT_IV_LEN + (c->enc ? 0 : TLS_TAG_LEN);
+        if (len < over) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "TLS record length %zu below %zu", len, over);
+            return 0;
+        }
+        len -= over;
+        memcpy(c->tls_aad, h, TLS_AAD_LEN);
+        c->tls_aad[TLS_AAD_LEN - 2] = (uint8_t)(len >> 8);
+        c->tls_aad[TLS_AAD_LEN - 1] = (uint8_t)len;
+        c->tls_aad_set = 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+        /* fixed field >= 4 bytes, invocation field >= 8 */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size < TLS_FIXED_IV_LEN ||
+            p->data_size + TLS_EXPLICIT_IV_LEN > c->ivlen) {
+            RAISE_DATA(c->prov, R_BAD_IV_LENGTH, "%s of %zu bytes with an IV of %zu", OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
+                       p->data_size, c->ivlen);
+            return 0;
+        }
+        size_t fixed = p->data_size, rest = c->ivlen - fixed;
+        if (c->enc) {
+            /* a random start for the invocation field, as the default provider */
+            unsigned char *e = NULL;
+            size_t got = c_get_entropy != NULL && c->prov != NULL
+                             ? c_get_entropy(c->prov->handle, &e, (int)(8 * rest), rest, rest)
+                             : 0;
+            if (got != rest || e == NULL) {
+                if (e != NULL && c_cleanup_entropy != NULL)
+                    c_cleanup_entropy(c->prov->handle, e, got);
+                RAISE_DATA(c->prov, R_AESGEN_FAILURE, "no entropy from the core for the TLS invocation field");
+                return 0;
+            }
+            memcpy(c->iv + fixed, e, rest);
+            if (c_cleanup_entropy != NULL)
+                c_cleanup_entropy(c->prov->handle, e, got);
+        }
+        memcpy(c->iv, p->data, fixed);
+        c->iv_gen = 1;
+        c->iv_state = GCM_IV_BUFFERED;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) != NULL) {
+        /* decryption: the peer's invocation field */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || !c->iv_gen || c->key == NULL || c->enc ||
+            p->data_size == 0 || p->data_size > c->ivlen) {
+            RAISE_DATA(c->prov, R_BAD_PARAMETER, "%s: decryption after tlsivfixed only", OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
+            return 0;
+        }
+        memcpy(c->iv + c->ivlen - p->data_size, p->data, p->data_size);
+        c->iv_state = GCM_IV_BUFFERED;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
         size_t n;
@@ -1146,9 +1297,10 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             RAISE_DATA(c->prov, R_BAD_IV_LENGTH, "IV length %zu, GCM takes 1..%d", n, GCM_IV_MAX);
             return 0;
         }
-        if (n != c->ivlen) { /* an IV of the old length no longer applies */
+        if (n != c->ivlen) { /* an IV (and a TLS fixed part) of the old length no longer applies */
             c->ivlen = n;
             c->iv_state = GCM_IV_NONE;
+            c->iv_gen = 0;
         }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
@@ -1189,6 +1341,8 @@ static const OSSL_PARAM gcm_gettable[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, NULL, 0),
     OSSL_PARAM_END,
 };
 
@@ -1202,6 +1356,9 @@ static const OSSL_PARAM gcm_settable[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL, 0),
     OSSL_PARAM_END,
 };
 
@@ -1379,6 +1536,12 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
             break;
         case OSSL_FUNC_CORE_VSET_ERROR:
             c_vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        case OSSL_FUNC_GET_ENTROPY:
+            c_get_entropy = OSSL_FUNC_get_entropy(in);
+            break;
+        case OSSL_FUNC_CLEANUP_ENTROPY:
+            c_cleanup_entropy = OSSL_FUNC_cleanup_entropy(in);
             break;
         default:
             break;

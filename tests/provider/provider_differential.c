@@ -9,8 +9,8 @@
  * tweaks, copies, units too short or too long, equal key halves, key lengths.
  * AES-128/192/256-GCM: every message length 0..1024 and large ones, IVs of several
  * lengths, AAD and text split at random points, every tag length aesgen takes, in
- * place, tampering, re-init with a new IV, copies, refused calls and the documented
- * differences from the default provider.
+ * place, tampering, re-init with a new IV, copies, refused calls, the documented
+ * differences from the default provider, and TLS 1.2 records both ways.
  * AESGEN_DIFFERENTIAL_QUICK=1 (the memcheck stage) takes every 7th length and skips
  * the large messages. */
 #include <stdint.h>
@@ -746,8 +746,8 @@ static void gcm_refusals(const char *name, const EVP_CIPHER *a, const EVP_CIPHER
     }
 
     /* Where they differ (docs/openssl-provider.md): tag lengths outside SP 800-38D's
-     * 4, 8, 12..16; an encryption without an IV; the TLS 1.2 record controls. */
-    int acc[2][3];
+     * 4, 8, 12..16; an encryption without an IV. */
+    int acc[2][2];
     for (int k = 0; k < 2; k++) {
         EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
         int ol = 0;
@@ -762,20 +762,115 @@ static void gcm_refusals(const char *name, const EVP_CIPHER *a, const EVP_CIPHER
             CHECK(strstr(last_reason(), "no IV set") != NULL, "%s encrypt without IV: reason %s", name,
                   last_reason());
         ERR_clear_error();
-        uint8_t tlsaad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 40};
-        acc[k][2] = EVP_EncryptInit_ex2(ctx, cs[k], key, iv, NULL) &&
-                    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, tlsaad) > 0;
-        if (k == 0)
-            CHECK(strstr(last_reason(), "not supported") != NULL, "%s tlsaad: reason %s", name, last_reason());
-        ERR_clear_error();
         EVP_CIPHER_CTX_free(ctx);
     }
     CHECK(!acc[0][0] && acc[1][0], "%s 5-byte tag: aesgen %d (refuses), default %d (accepts)", name, acc[0][0],
           acc[1][0]);
     CHECK(!acc[0][1] && acc[1][1], "%s encrypt without IV: aesgen %d (refuses), default %d (generates one)", name,
           acc[0][1], acc[1][1]);
-    CHECK(!acc[0][2] && acc[1][2], "%s tlsaad: aesgen %d (refuses), default %d (accepts)", name, acc[0][2],
-          acc[1][2]);
+}
+
+/* TLS 1.2 records (RFC 5288) as libssl drives them: tlsivfixed at key set-up, then per
+ * record tlsaad and one in-place update over explicit nonce || payload || tag. Each
+ * provider opens the other's records; the explicit nonce counts up by one per record;
+ * a tampered record is refused (aesgen: reason, nothing written). */
+static void gcm_tls(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    static const size_t plens[] = {0, 1, 15, 16, 17, 100, 1000, 16384, 3};
+    const size_t n = sizeof plens / sizeof plens[0];
+    uint8_t key[32], fixed[4], prev[8], hdr[13];
+    uint8_t *rec = malloc(16384 + 24), *pt = malloc(16384), *bad = malloc(16384 + 24), *keep = malloc(16384 + 24);
+    rnd_bytes(key, sizeof key), rnd_bytes(fixed, 4);
+    const EVP_CIPHER *cs[2] = {a, d};
+    for (int k = 0; k < 2; k++) { /* k encrypts, 1 - k decrypts */
+        EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new(), *dd = EVP_CIPHER_CTX_new();
+        int ok = e && dd && EVP_EncryptInit_ex2(e, cs[k], key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
+                 EVP_DecryptInit_ex2(dd, cs[1 - k], key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0;
+        CHECK(ok, "%s TLS set-up (provider %d encrypts)", name, k);
+        for (size_t i = 0; ok && i < n; i++) {
+            size_t plen = plens[i], rlen = plen + 24;
+            rnd_bytes(pt, plen);
+            memset(hdr, 0, 8);
+            hdr[7] = (uint8_t)i, hdr[8] = 23, hdr[9] = 3, hdr[10] = 3;
+            hdr[11] = (uint8_t)((plen + 8) >> 8), hdr[12] = (uint8_t)(plen + 8);
+            memcpy(rec + 8, pt, plen);
+            int ol = -1;
+            int pad = EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr);
+            int enc = pad == 16 && EVP_CipherUpdate(e, rec, &ol, rec, (int)rlen) && (size_t)ol == rlen;
+            CHECK(enc, "%s TLS seal record %zu (%zu bytes, provider %d): pad %d, out %d", name, i, plen, k, pad, ol);
+            if (i > 0) { /* the explicit nonce: the previous one plus one, big-endian */
+                for (int j = 7; j >= 0 && ++prev[j] == 0; j--)
+                    ;
+                CHECK(memcmp(prev, rec, 8) == 0, "%s TLS explicit nonce of record %zu (provider %d)", name, i, k);
+            }
+            memcpy(prev, rec, 8);
+            hdr[11] = (uint8_t)(rlen >> 8), hdr[12] = (uint8_t)rlen;
+            /* a copy with one bit flipped (nonce, payload or tag) is refused first */
+            memcpy(bad, rec, rlen);
+            bad[rnd() % rlen] ^= (uint8_t)(1u << (rnd() % 8));
+            memcpy(keep, bad, rlen);
+            ERR_clear_error();
+            int r = EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+                    EVP_CipherUpdate(dd, bad, &ol, bad, (int)rlen);
+            CHECK(!r, "%s TLS tampered record %zu accepted (provider %d decrypts)", name, i, 1 - k);
+            if (1 - k == 0) {
+                CHECK(strstr(last_reason(), "tag mismatch") != NULL, "%s TLS tampered record: reason %s", name,
+                      last_reason());
+                CHECK(memcmp(bad, keep, rlen) == 0, "%s TLS tampered record: aesgen wrote plaintext", name);
+            }
+            ERR_clear_error();
+            r = EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_AEAD_TLS1_AAD, 13, hdr) == 16 &&
+                EVP_CipherUpdate(dd, rec, &ol, rec, (int)rlen) && (size_t)ol == plen &&
+                memcmp(rec + 8, pt, plen) == 0;
+            CHECK(r, "%s TLS open record %zu (%zu bytes, provider %d decrypts)", name, i, plen, 1 - k);
+            ERR_clear_error();
+        }
+        /* a 12-byte header is refused */
+        CHECK(EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_TLS1_AAD, 12, hdr) <= 0, "%s 12-byte tlsaad (provider %d)", name,
+              k);
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(e), EVP_CIPHER_CTX_free(dd);
+    }
+    free(rec), free(pt), free(bad), free(keep);
+
+    /* The invocation-field controls outside records: the encrypting side takes the IV
+     * from EVP_CTRL_GCM_IV_GEN (tlsivgen), the decrypting side is given it with
+     * EVP_CTRL_GCM_SET_IV_INV (tlsivinv); three messages, each way. */
+    uint8_t aad[20], msg[50], ct[50], inv[8], tag[16];
+    rnd_bytes(aad, sizeof aad);
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new(), *dd = EVP_CIPHER_CTX_new();
+        int ok = e && dd && EVP_EncryptInit_ex2(e, cs[k], key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0 &&
+                 EVP_DecryptInit_ex2(dd, cs[1 - k], key, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0;
+        uint8_t previnv[8];
+        for (int m = 0; ok && m < 3; m++) {
+            int ol = 0, fl = 0;
+            rnd_bytes(msg, sizeof msg);
+            ok = EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_IV_GEN, 8, inv) > 0 &&
+                 EVP_EncryptUpdate(e, NULL, &ol, aad, sizeof aad) && EVP_EncryptUpdate(e, ct, &ol, msg, sizeof msg) &&
+                 EVP_EncryptFinal_ex(e, ct + ol, &fl) && EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+            CHECK(ok, "%s IV_GEN message %d (provider %d encrypts)", name, m, k);
+            if (m > 0) {
+                for (int j = 7; j >= 0 && ++previnv[j] == 0; j--)
+                    ;
+                CHECK(memcmp(previnv, inv, 8) == 0, "%s IV_GEN counts up (provider %d)", name, k);
+            }
+            memcpy(previnv, inv, 8);
+            uint8_t back[50];
+            ok = ok && EVP_DecryptInit_ex2(dd, NULL, NULL, NULL, NULL) &&
+                 EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_GCM_SET_IV_INV, 8, inv) > 0 &&
+                 EVP_DecryptUpdate(dd, NULL, &ol, aad, sizeof aad) && EVP_DecryptUpdate(dd, back, &ol, ct, sizeof ct) &&
+                 EVP_CIPHER_CTX_ctrl(dd, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0 && EVP_DecryptFinal_ex(dd, back + ol, &fl) &&
+                 memcmp(back, msg, sizeof msg) == 0;
+            CHECK(ok, "%s SET_IV_INV message %d (provider %d decrypts)", name, m, 1 - k);
+        }
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(e), EVP_CIPHER_CTX_free(dd);
+    }
 }
 
 int main(int argc, char **argv)
@@ -819,6 +914,7 @@ int main(int argc, char **argv)
             gcm_sweep(names[i], a, d, quick);
             gcm_sequence(names[i], a, d);
             gcm_refusals(names[i], a, d);
+            gcm_tls(names[i], a, d);
             CHECK(calls(ag) > before, "%s: aesgen-calls did not increase", names[i]);
             EVP_CIPHER_free(a);
             EVP_CIPHER_free(d);

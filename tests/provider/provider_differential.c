@@ -770,6 +770,49 @@ static void gcm_refusals(const char *name, const EVP_CIPHER *a, const EVP_CIPHER
           acc[0][1], acc[1][1]);
 }
 
+/* EVP_Cipher, the provider's cipher call: out == NULL feeds AAD, in == NULL is final
+ * (0 on success, -1 on failure); the same bytes and tag on both providers, each
+ * opening the other's, a wrong tag refused. Also: a tag read at 5 bytes, which the
+ * default provider gives and aesgen refuses. */
+static void gcm_evp_cipher(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t key[32], iv[12], aad[20], pt[100], ct[2][100], tag[2][16], back[100], t5[5];
+    rnd_bytes(key, sizeof key), rnd_bytes(iv, 12), rnd_bytes(aad, sizeof aad), rnd_bytes(pt, sizeof pt);
+    const EVP_CIPHER *cs[2] = {a, d};
+    int got5[2];
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        int ok = ctx && EVP_EncryptInit_ex2(ctx, cs[k], key, iv, NULL) && EVP_Cipher(ctx, NULL, aad, 20) == 20 &&
+                 EVP_Cipher(ctx, ct[k], pt, 60) == 60 && EVP_Cipher(ctx, ct[k] + 60, pt + 60, 40) == 40 &&
+                 EVP_Cipher(ctx, NULL, NULL, 0) == 0 && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag[k]) > 0;
+        CHECK(ok, "%s EVP_Cipher seal (provider %d)", name, k);
+        ERR_clear_error();
+        got5[k] = ok && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 5, t5) > 0;
+        if (k == 0)
+            CHECK(strstr(last_reason(), "bad tag length") != NULL, "%s 5-byte tag read: reason %s", name,
+                  last_reason());
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(ctx);
+    }
+    CHECK(memcmp(ct[0], ct[1], 100) == 0 && memcmp(tag[0], tag[1], 16) == 0, "%s EVP_Cipher: aesgen differs", name);
+    CHECK(!got5[0] && got5[1], "%s 5-byte tag read: aesgen %d (refuses), default %d (gives)", name, got5[0], got5[1]);
+    for (int k = 0; k < 2; k++)
+        for (int bad = 0; bad < 2; bad++) {
+            EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+            uint8_t t[16];
+            memcpy(t, tag[1 - k], 16);
+            t[15] ^= (uint8_t)bad;
+            int ok = ctx && EVP_DecryptInit_ex2(ctx, cs[k], key, iv, NULL) && EVP_Cipher(ctx, NULL, aad, 20) == 20 &&
+                     EVP_Cipher(ctx, back, ct[1 - k], 100) == 100 &&
+                     EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, t) > 0;
+            int fin = EVP_Cipher(ctx, NULL, NULL, 0);
+            CHECK(ok && (bad ? fin < 0 : fin == 0 && memcmp(back, pt, 100) == 0),
+                  "%s EVP_Cipher open (provider %d, tag %s): final %d", name, k, bad ? "wrong" : "right", fin);
+            ERR_clear_error();
+            EVP_CIPHER_CTX_free(ctx);
+        }
+}
+
 /* TLS 1.2 records (RFC 5288) as libssl drives them: tlsivfixed at key set-up, then per
  * record tlsaad and one in-place update over explicit nonce || payload || tag. Each
  * provider opens the other's records; the explicit nonce counts up by one per record;
@@ -914,6 +957,7 @@ int main(int argc, char **argv)
             gcm_sweep(names[i], a, d, quick);
             gcm_sequence(names[i], a, d);
             gcm_refusals(names[i], a, d);
+            gcm_evp_cipher(names[i], a, d);
             gcm_tls(names[i], a, d);
             CHECK(calls(ag) > before, "%s: aesgen-calls did not increase", names[i]);
             EVP_CIPHER_free(a);

@@ -10,11 +10,23 @@ mkdir -p "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 list=$("$openssl" list -cipher-algorithms -provider-path "$dir" -provider aesgen)
-for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr; do
+for c in aes-128-ecb aes-192-ecb aes-256-ecb aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ctr aes-192-ctr aes-256-ctr \
+         aes-128-xts aes-256-xts aes-128-gcm aes-192-gcm aes-256-gcm; do
     echo "$list" | grep -i -- "$c" | grep -q '@ aesgen' || fail "$c is not listed from aesgen:
 $list"
 done
-echo "listed: 9 ciphers @ aesgen"
+# XTS under the OIDs the default provider gives them (arc 1.3.111.2.1619: IEEE 1619).
+echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.1, AES-128-XTS' || fail "AES-128-XTS OID missing:
+$list"
+echo "$list" | grep '@ aesgen' | grep -q '1.3.111.2.1619.0.1.2, AES-256-XTS' || fail "AES-256-XTS OID missing:
+$list"
+# GCM under its OIDs and id-aes*-GCM aliases (openssl enc refuses AEAD ciphers, so only listed here).
+for g in "2.16.840.1.101.3.4.1.6, AES-128-GCM, id-aes128-GCM" "2.16.840.1.101.3.4.1.26, AES-192-GCM, id-aes192-GCM" \
+         "2.16.840.1.101.3.4.1.46, AES-256-GCM, id-aes256-GCM"; do
+    echo "$list" | grep '@ aesgen' | grep -qi -- "$g" || fail "GCM names missing ($g):
+$list"
+done
+echo "listed: 14 ciphers @ aesgen"
 
 # 1000 bytes: not a multiple of the block size, so the padding is exercised.
 head -c 1000 /dev/urandom >"$tmp/pt"
@@ -85,3 +97,45 @@ if OPENSSL_CONF="$tmp/aesgen.cnf" "$openssl" enc -aes-128-cbc -d -K 000000000000
 fi
 grep -q "aesgen: bad decrypt" "$tmp/err" || fail "openssl.cnf: aesgen did not serve aes-128-cbc: $(cat "$tmp/err")"
 echo "openssl.cnf: aesgen active and preferred"
+
+# TLS over 127.0.0.1 with AES-GCM suites: a server on the openssl.cnf above (aesgen
+# preferred) and a client on the default provider alone, then the other way round;
+# TLS 1.2 (aesgen's record mode: tlsivfixed, tlsaad, explicit nonces) and TLS 1.3.
+# The payload must come back reversed (s_server -rev).
+"$openssl" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/tls.key" \
+    -out "$tmp/tls.crt" -subj /CN=localhost -days 2 >/dev/null 2>&1 || fail "cannot make a test certificate"
+tls_once() { # tls_once <server-conf> <client-conf> <protocol and suite options...>
+    sconf=$1 cconf=$2
+    shift 2
+    for _ in 1 2 3; do # three tries: a random port may be taken
+        port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
+        OPENSSL_CONF=$sconf "$openssl" s_server -accept "127.0.0.1:$port" -cert "$tmp/tls.crt" -key "$tmp/tls.key" \
+            "$@" -naccept 1 -rev >"$tmp/srv.log" 2>&1 &
+        spid=$!
+        i=0
+        while [ $i -lt 50 ] && ! grep -q ACCEPT "$tmp/srv.log" && kill -0 $spid 2>/dev/null; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        if grep -q ACCEPT "$tmp/srv.log"; then
+            (echo hello-aesgen; sleep 1) | OPENSSL_CONF=$cconf "$openssl" s_client -connect "127.0.0.1:$port" "$@" \
+                -quiet -no_ign_eof >"$tmp/cli.out" 2>"$tmp/cli.err" || true
+            # (their exit codes vary with who closes first: the echo decides)
+            wait $spid 2>/dev/null || true
+            grep -q negsea-olleh "$tmp/cli.out" || fail "TLS $*: no echo: $(cat "$tmp/cli.err" "$tmp/srv.log")"
+            return 0
+        fi
+        kill $spid 2>/dev/null || true
+        wait $spid 2>/dev/null || true
+    done
+    fail "TLS $*: the server did not start: $(cat "$tmp/srv.log")"
+}
+: >"$tmp/empty.cnf" # the default provider alone
+for suite in "-tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256" "-tls1_2 -cipher ECDHE-ECDSA-AES256-GCM-SHA384" \
+             "-tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256" "-tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384"; do
+    # shellcheck disable=SC2086
+    tls_once "$tmp/aesgen.cnf" "$tmp/empty.cnf" $suite
+    # shellcheck disable=SC2086
+    tls_once "$tmp/empty.cnf" "$tmp/aesgen.cnf" $suite
+    echo "tls: $suite, aesgen server with default client and the reverse"
+done

@@ -264,10 +264,27 @@ const aesgen_variant *aesgen_pick_variant_for(unsigned key_bits, int direction, 
     return best;
 }
 
+/* The automatic picks (no forced backend) cannot change once the features and the
+ * CPU's row are read, so each is computed once: a key set-up (aesgen_gcm_init per
+ * message, say) then skips the registry walk. Two threads may both compute a slot;
+ * they store the same pointer. */
+static _Atomic(const aesgen_variant *) auto_pick[3][2];
+static _Atomic(const aesgen_ghash_variant *) auto_ghash;
+
 const aesgen_variant *aesgen_pick_variant(unsigned key_bits, int direction, const char *backend)
 {
-    return aesgen_pick_variant_for(key_bits, direction, backend, aesgen_cpu_features(),
-                                   aesgen_cpu_preference_active());
+    if (backend != NULL || (key_bits != 128 && key_bits != 192 && key_bits != 256) ||
+        (direction != 0 && direction != 1))
+        return aesgen_pick_variant_for(key_bits, direction, backend, aesgen_cpu_features(),
+                                       aesgen_cpu_preference_active());
+    _Atomic(const aesgen_variant *) *slot = &auto_pick[(key_bits - 128) / 64][direction];
+    const aesgen_variant *v = atomic_load_explicit(slot, memory_order_acquire);
+    if (v == NULL) {
+        v = aesgen_pick_variant_for(key_bits, direction, NULL, aesgen_cpu_features(),
+                                    aesgen_cpu_preference_active());
+        atomic_store_explicit(slot, v, memory_order_release);
+    }
+    return v;
 }
 
 const aesgen_ghash_variant *aesgen_find_ghash(const char *name)
@@ -304,7 +321,12 @@ const aesgen_ghash_variant *aesgen_pick_ghash_for(uint32_t features, const aesge
 
 const aesgen_ghash_variant *aesgen_pick_ghash(void)
 {
-    return aesgen_pick_ghash_for(aesgen_cpu_features(), aesgen_cpu_preference_active());
+    const aesgen_ghash_variant *g = atomic_load_explicit(&auto_ghash, memory_order_acquire);
+    if (g == NULL) {
+        g = aesgen_pick_ghash_for(aesgen_cpu_features(), aesgen_cpu_preference_active());
+        atomic_store_explicit(&auto_ghash, g, memory_order_release);
+    }
+    return g;
 }
 
 int aesgen_force_backend(const char *name)

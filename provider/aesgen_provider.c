@@ -394,27 +394,35 @@ static int cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize, 
 
 /* ---- parameters ------------------------------------------------------------------------ */
 
-static int get_params_common(OSSL_PARAM params[], enum mode mode, size_t keylen)
+/* A cipher's fixed parameters (get_params) as the default provider reports them; the
+ * flags not named here are 0. */
+static int set_cipher_params(OSSL_PARAM params[], unsigned mode, size_t keylen, size_t ivlen, size_t block,
+                             int aead, int custom_iv)
 {
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, (unsigned)mode))
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL && !OSSL_PARAM_set_uint(p, mode))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, keylen))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, mode == M_ECB ? 0 : 16))
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL && !OSSL_PARAM_set_size_t(p, ivlen))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, mode == M_CTR ? 1 : 16))
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL && !OSSL_PARAM_set_size_t(p, block))
         return 0;
-    static const char *const flags[] = {OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
-                                        OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                                        OSSL_CIPHER_PARAM_HAS_RAND_KEY};
+    const struct {
+        const char *key;
+        int value;
+    } flags[] = {{OSSL_CIPHER_PARAM_AEAD, aead}, {OSSL_CIPHER_PARAM_CUSTOM_IV, custom_iv},
+                 {OSSL_CIPHER_PARAM_CTS, 0}, {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
+                 {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
+        if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL && !OSSL_PARAM_set_int(p, flags[i].value))
             return 0;
     return 1;
+}
+
+static int get_params_common(OSSL_PARAM params[], enum mode mode, size_t keylen)
+{
+    return set_cipher_params(params, (unsigned)mode, keylen, mode == M_ECB ? 0 : 16, mode == M_CTR ? 1 : 16, 0, 0);
 }
 
 static const OSSL_PARAM cipher_gettable[] = {
@@ -683,25 +691,7 @@ static int xts_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 
 static int xts_get_params(OSSL_PARAM params[], size_t keylen)
 {
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, EVP_CIPH_XTS_MODE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL && !OSSL_PARAM_set_size_t(p, 16))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    /* custom-iv as the default provider's XTS; the rest 0. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL && !OSSL_PARAM_set_int(p, 1))
-        return 0;
-    static const char *const zero[] = {OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CTS,
-                                       OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, OSSL_CIPHER_PARAM_HAS_RAND_KEY};
-    for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, zero[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
-            return 0;
-    return 1;
+    return set_cipher_params(params, EVP_CIPH_XTS_MODE, keylen, 16, 1, 0, 1);
 }
 
 static int xts_get_ctx_params(void *vctx, OSSL_PARAM params[])
@@ -1134,27 +1124,7 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 
 static int gcm_get_params(OSSL_PARAM params[], size_t keylen)
 {
-    OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-        !OSSL_PARAM_set_uint(p, EVP_CIPH_GCM_MODE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL && !OSSL_PARAM_set_size_t(p, 12))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    /* aead and custom-iv as the default provider's GCM; the rest 0. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL && !OSSL_PARAM_set_int(p, 1))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL && !OSSL_PARAM_set_int(p, 1))
-        return 0;
-    static const char *const zero[] = {OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                                       OSSL_CIPHER_PARAM_HAS_RAND_KEY};
-    for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, zero[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
-            return 0;
-    return 1;
+    return set_cipher_params(params, EVP_CIPH_GCM_MODE, keylen, 12, 1, 1, 1);
 }
 
 static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])

@@ -11,6 +11,8 @@
 #       package       find_package(aesgen CONFIG) from PREFIX, LINK shared or static
 #       pkgconfig     cc main.c $(pkg-config [--static] --cflags --libs aesgen)
 #       subdirectory  aesgen via add_subdirectory, fetchcontent via FetchContent
+#       selection     add_subdirectory with -DAESGEN_BACKENDS=BACKENDS (comma-separated); the
+#                     library's backends must be EXPECT (comma-separated, in order)
 #       cross         aarch64: cross-build aesgen, install it, build the consumer with the
 #                     same toolchain and run it under qemu-aarch64 (exit 77: tools missing)
 # Every step that fails stops the test with what failed and its output.
@@ -232,6 +234,36 @@ elseif(MODE STREQUAL "pkgconfig")
   endif()
   step("run the consumer" o ${CMAKE_COMMAND} -E env ${run_env} ${WORK}/consumer)
   check_run("${o}")
+
+elseif(MODE STREQUAL "selection")
+  # A product's own choice of backends (-DAESGEN_BACKENDS, comma-separated here): the
+  # library has exactly EXPECT (the choice plus the fallback configure adds), says so at
+  # configure time, and works.
+  string(REPLACE "," ";" backends "${BACKENDS}")
+  string(REPLACE "," ";" expect "${EXPECT}")
+  list(SORT expect)
+  build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=subdirectory
+                 -DAESGEN_CONSUMER_LINK=aesgen::aesgen -DAESGEN_SOURCE_DIR=${SOURCE_DIR}
+                 "-DAESGEN_BACKENDS=${backends}")
+  step("run the consumer" o ${WORK}/consumer)
+  check_run("${o}")
+  foreach(what IN ITEMS "configure:aesgen: backends in the library:" "run:backends:")
+    string(REGEX REPLACE ":.*" "" where "${what}")
+    string(REGEX REPLACE "^[a-z]+:" "" prefix "${what}")
+    if(where STREQUAL "configure")
+      set(text "${configure_out}")
+    else()
+      set(text "${o}")
+    endif()
+    string(REGEX MATCH "${prefix}([^\n]*)" line "${text}")
+    string(STRIP "${CMAKE_MATCH_1}" got)
+    string(REPLACE " " ";" got "${got}")
+    list(SORT got)
+    if(NOT line OR NOT got STREQUAL expect)
+      fail("${where}: the backends are '${got}', not '${expect}':\n${text}")
+    endif()
+  endforeach()
+  message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: the library has ${EXPECT}")
 
 elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=${MODE}

@@ -1,8 +1,8 @@
 # Which generated variants a build compiles: -DAESGEN_BACKENDS and the alternatives.
 #
 # aesgen_select_backends(<generated_dir>)
-# Reads the generated sources.cmake's lists (already included) and AESGEN_BACKENDS (empty:
-# every backend built for this processor). An unknown name, or one for another processor,
+# Reads the generated sources.cmake's lists (already included) and AESGEN_BACKENDS (names
+# separated by ; or ,; empty: every backend built for this processor). An unknown name, or one for another processor,
 # stops the configure with the valid names. A list without a backend that needs no CPU
 # feature gets one added, the one dispatch would pick on a CPU with none, so that every
 # CPU can run the library. Sets:
@@ -15,7 +15,8 @@ macro(aesgen_select_backends _dir)
   set(_aesgen_all_here ${AESGEN_BACKENDS_BUILT})
   if(AESGEN_BACKENDS)
     set(_aesgen_chosen "")
-    foreach(_b IN LISTS AESGEN_BACKENDS)
+    string(REPLACE "," ";" _aesgen_asked "${AESGEN_BACKENDS}")
+    foreach(_b IN LISTS _aesgen_asked)
       if(NOT _b IN_LIST _aesgen_all_here)
         string(REPLACE ";" " " _aesgen_valid "${_aesgen_all_here}")
         if(_b IN_LIST AESGEN_KNOWN_BACKENDS)

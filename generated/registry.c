@@ -6,604 +6,682 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  */
 
+/*
+ * A build defines AESGEN_OMIT_BACKEND_<BACKEND> for each backend it leaves out and
+ * AESGEN_OMIT_ALTERNATIVES when it leaves out the variants dispatch never chooses
+ * (another variant of their backend, key size and direction always ranks first);
+ * without definitions the registry lists every variant compiled here.
+ */
 #include <stddef.h>
 
 #include "aesgen_variant.h"
 
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes128_dec__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes128_dec__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes128_dec__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes128_enc__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8;
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes192_dec__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes192_enc__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8;
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes256_dec__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes256_dec__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32;
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
 extern const aesgen_variant aesgen_aes256_enc__riscv64_zkn_x2;
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes256_enc__sparc64_t4_x2;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8;
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8;
 #endif
 
 const aesgen_variant *const aesgen_registry[] = {
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes128_dec__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__aarch64_neon_bitslice32,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes128_dec__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__arm_neon_bitslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes128_dec__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes128_dec__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes128_dec__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes128_dec__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes128_dec__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes128_dec__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes128_dec__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes128_dec__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx512_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes128_dec__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_sse2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes128_dec__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes128_dec__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes128_dec__x86_64_vaes512_x8,
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes128_enc__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes128_enc__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes128_enc__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes128_enc__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes128_enc__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes128_enc__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes128_enc__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes128_enc__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes128_enc__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes128_enc__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes128_enc__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes128_enc__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes128_enc__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes128_enc__x86_64_vaes512_x8,
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes192_dec__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__aarch64_neon_bitslice32,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes192_dec__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__arm_neon_bitslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes192_dec__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes192_dec__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes192_dec__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes192_dec__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes192_dec__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes192_dec__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes192_dec__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes192_dec__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx512_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes192_dec__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_sse2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes192_dec__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes192_dec__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes192_dec__x86_64_vaes512_x8,
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes192_enc__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes192_enc__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes192_enc__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes192_enc__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes192_enc__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes192_enc__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes192_enc__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes192_enc__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes192_enc__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes192_enc__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes192_enc__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes192_enc__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes192_enc__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes192_enc__x86_64_vaes512_x8,
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes256_dec__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__aarch64_neon_bitslice32,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes256_dec__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__arm_neon_bitslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes256_dec__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes256_dec__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes256_dec__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes256_dec__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes256_dec__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes256_dec__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes256_dec__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes256_dec__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx512_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes256_dec__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_sse2_bitslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes256_dec__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes256_dec__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes256_dec__x86_64_vaes512_x8,
 #endif
-#if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes256_enc__aarch64_ce_x6,
 #endif
-#if defined(__aarch64__)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
     &aesgen_aes256_enc__aarch64_neon_fixslice32,
 #endif
-#if defined(__arm__) && !defined(__aarch64__)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
     &aesgen_aes256_enc__arm_neon_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes256_enc__portable_fixslice32,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes256_enc__portable_fixslice64,
-#if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#endif
+#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes256_enc__ppc64le_power8_x8,
 #endif
-#if defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)
+#if (defined(__riscv) && __riscv_xlen == 64 && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_RISCV64_ZKN)
     &aesgen_aes256_enc__riscv64_zkn_x2,
 #endif
-#if defined(__sparc__) && defined(__arch64__) && defined(__ELF__)
+#if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes256_enc__sparc64_t4_x2,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes256_enc__x86_64_aesni_x8,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes256_enc__x86_64_avx2_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes256_enc__x86_64_avx512_fixslice32,
 #endif
-#if defined(__x86_64__)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes256_enc__x86_64_sse2_fixslice32,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
     &aesgen_aes256_enc__x86_64_vaes256_x8,
 #endif
-#if defined(__x86_64__) && defined(__ELF__)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
     &aesgen_aes256_enc__x86_64_vaes512_x8,
 #endif
     NULL /* so that the list is never empty; not counted */

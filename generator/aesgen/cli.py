@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, pipeline, writer
+from . import __version__, objsize, pipeline, writer
 from .errors import AesgenError
 from .render import REGENERATE
 from .tune import runner as tune_runner
@@ -74,16 +74,26 @@ def cmd_check(args) -> int:
 def cmd_list(args) -> int:
     _, variants = pipeline.load(_paths(args))
     chosen = pipeline.select_variants(variants, args.filter)
+    sizes = objsize.variant_sizes(Path(args.build_dir)) if args.build_dir else {}
+    alternative = pipeline.alternatives([v for v in variants if v.kind == "aes"])
     if args.json:
-        json.dump([{"name": v.name, "kind": v.kind, "target": v.target.name, "backend": v.backend,
-                    "key_bits": v.key_bits,
-                    "direction": v.direction, "parameters": dict(v.params), "rank": v.rank,
-                    "outputs": pipeline.output_paths(v)} for v in chosen], sys.stdout, indent=2)
+        entries = []
+        for v in chosen:
+            entry = {"name": v.name, "kind": v.kind, "target": v.target.name, "backend": v.backend,
+                     "key_bits": v.key_bits, "direction": v.direction, "parameters": dict(v.params),
+                     "rank": v.rank, "alternative": v.name in alternative, "outputs": pipeline.output_paths(v)}
+            if args.build_dir:
+                entry["text_bytes"] = sizes.get(v.name)  # null: the build did not compile it
+            entries.append(entry)
+        json.dump(entries, sys.stdout, indent=2)
         print()
         return 0
     width = max(len(v.name) for v in chosen)
     for v in chosen:
-        print(f"{v.name:<{width}}  {v.describe()}")
+        size = ""
+        if args.build_dir:
+            size = f"  text={sizes[v.name]}" if v.name in sizes else "  text=not-built"
+        print(f"{v.name:<{width}}  {v.describe()}{size}")
     return 0
 
 
@@ -207,7 +217,8 @@ def cmd_report(args) -> int:
     progress = lambda msg: print(f"aesgen: {msg}", file=sys.stderr)  # noqa: E731
     try:
         written, removed = report.make_report(args.out, bench=args.bench, from_json=args.from_json,
-                                              tune=args.tune or [], quick=args.quick, progress=progress)
+                                              tune=args.tune or [], quick=args.quick, progress=progress,
+                                              build_dir=args.build_dir)
     except report.ReportError as e:
         print(f"aesgen: error: {e}", file=sys.stderr)
         return 1
@@ -247,6 +258,9 @@ def parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--filter", action="append", metavar="GLOB", help="only variants whose name matches")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--build-dir", metavar="DIR",
+                   help="a CMake build of this tree: give each variant's code size (bytes of its objects' "
+                        "executable sections; text_bytes in --json)")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("check-assembled", help="assemble, disassemble and model-check machine code",
@@ -318,6 +332,8 @@ def parser() -> argparse.ArgumentParser:
     src.add_argument("--from-json", metavar="FILE", help="a saved 'aesgen-bench --format json' document")
     p.add_argument("--out", metavar="DIR", required=True, help="report folder (created; an older report is replaced)")
     p.add_argument("--tune", action="append", metavar="FILE", help="results of 'aesgen tune' (repeatable)")
+    p.add_argument("--build-dir", metavar="DIR",
+                   help="the CMake build the bench came from: plot each backend's code size against its throughput")
     p.add_argument("--quick", action="store_true",
                    help="3 samples of 1 ms per row instead of 11 of 2 ms (about 30 s instead of 1-2 minutes)")
     p.set_defaults(func=cmd_report)

@@ -94,17 +94,19 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
     for path, (source, guard) in shared.items():
         outputs[path] = source.render(renderer, guard)
     aes = [v for v in variants if v.kind == "aes"]
+    alternative = alternatives(aes)
 
     def facts(v: Variant) -> dict:
         return {"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
                 "describe": v.describe(), "guard": compile_guard(v), "kind": v.kind,
-                "features": list(v.target.cpu_features)}
+                "features": list(v.target.cpu_features), "alternative": v.name in alternative,
+                "registry_guard": registry_guard(v, v.name in alternative)}
     context = {
         "shared": sorted(shared),
         "variants": [facts(v) for v in variants],                 # every file
         "aes_variants": [facts(v) for v in aes],                  # the AES registry, its backends
         "ghash_variants": [facts(v) for v in variants if v.kind == "ghash"],
-        "backends": sorted({v.backend for v in aes}),
+        "backends": _backends(aes, alternative),
         "processors": _processors(aes),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
         **features.header_context(),
@@ -128,6 +130,50 @@ def shared_sources(variants: list[Variant]) -> dict:
     for path, (source, guards) in sorted(users.items()):
         guard = None if None in guards else " || ".join(f"({g})" for g in sorted(guards))
         out[path] = (source, guard)
+    return out
+
+
+def alternatives(variants: list[Variant]) -> set[str]:
+    """The AES variants dispatch can never choose: another variant of the same backend,
+    key size and direction ranks lower and needs no feature this one lacks. Dispatch
+    scores rank * 4 + word fit (fit < 4) and moves ranks per backend, and a forced
+    backend or the software class filters whole backends, so the lower rank always wins.
+    Only a name (the tests, the bench's --variant) reaches these."""
+    def dominates(w: Variant, v: Variant) -> bool:
+        return ((w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)
+                and w.rank < v.rank and set(w.target.cpu_features) <= set(v.target.cpu_features))
+    return {v.name for v in variants if any(dominates(w, v) for w in variants)}
+
+
+OMIT_ALTERNATIVES = "AESGEN_OMIT_ALTERNATIVES"
+
+
+def omit_macro(backend: str) -> str:
+    """The definition that leaves a backend out of a build's registry (CMake sets it)."""
+    return "AESGEN_OMIT_BACKEND_" + backend.upper().replace("-", "_")
+
+
+def registry_guard(v: Variant, alternative: bool) -> str:
+    """When the registry lists the variant: its files compile to code here, the build did
+    not leave its backend out, and, for an alternative, the build keeps alternatives."""
+    guard = compile_guard(v)
+    if v.kind != "aes":
+        return guard or ""
+    terms = [f"({guard})"] if guard else []
+    terms.append(f"!defined({omit_macro(v.backend)})")
+    if alternative:
+        terms.append(f"!defined({OMIT_ALTERNATIVES})")
+    return " && ".join(terms)
+
+
+def _backends(aes: list[Variant], alternative: set[str]) -> list[dict]:
+    """Per AES backend: its registry definition, and the rank and CPU features of the
+    variants dispatch chooses from it (what the build's fallback choice compares)."""
+    out = []
+    for b in sorted({v.backend for v in aes}):
+        chosen = [v for v in aes if v.backend == b and v.name not in alternative]
+        out.append({"name": b, "omit": omit_macro(b), "rank": min(v.rank for v in chosen),
+                    "features": sorted({f for v in chosen for f in v.target.cpu_features})})
     return out
 
 

@@ -6,6 +6,7 @@ number of `aesgen tune` result files. Output folder:
     report.md                           tables, machine and method, links to the plots
     bench.json                          the raw bench document the report was made from
     throughput-<op>-aes<k>.svg          MB/s against message size, one series per implementation
+    size-<op>-aes<k>.svg                with --build-dir: MB/s against code size, one point per backend
     tune-<target>.json                  each tune results file, as read
     interleave-<target>-<op>-aes<k>.svg MB/s against interleave factor (targets that have one)
 
@@ -25,7 +26,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import svgplot, writer
+from . import objsize, svgplot, writer
 from .errors import AesgenError
 
 LADDER = "16,64,256,1024,8192,1M"  # the tcrypt ladder and 1 MiB, as aesgen-bench spells it
@@ -34,7 +35,8 @@ OP_ORDER = ("ecb-enc", "ecb-dec", "ctr", "cbc-dec", "cbc-enc")
 KNEE_TOLERANCE = 0.03  # the knee: the smallest interleave within 3% of the best
 TUNE_FORMAT = "aesgen-tune-results/1"
 # Files this command owns in the output folder; others there are never touched.
-OWNED = re.compile(r"(report\.md|bench\.json|throughput-.+\.svg|interleave-.+\.svg|tune-.+\.json)")
+OWNED = re.compile(r"(report\.md|bench\.json|throughput-.+\.svg|size-.+\.svg|interleave-.+\.svg|tune-.+\.json)")
+SIZE_OPS = (("ecb-enc", "encrypt"), ("ecb-dec", "decrypt"))  # the op that times each direction's variant
 
 
 class ReportError(AesgenError):
@@ -422,6 +424,57 @@ def _issue_bound_section(bench: Bench, by_key: dict) -> list[str]:
                "lllrrrr") + [""]
 
 
+def _size_section(bench: Bench, sizes: dict[str, int], build_dir: str) -> tuple[list[str], dict[str, str]]:
+    """Each aesgen backend's variant: its code size (executable bytes of its objects in the
+    build the report was told about) next to its ECB throughput at the largest size timed,
+    as a table and one scatter plot per operation and key size."""
+    by_key = {(r.impl, r.op, r.key_bits, r.size): r for r in bench.rows}
+    aesgen = [im for im in bench.doc.get("implementations") or []
+              if isinstance(im, dict) and im.get("kind") == "aesgen" and isinstance(im.get("variants"), dict)]
+    table, points, missing = [], {}, set()
+    for idx, im in enumerate(aesgen):
+        for key, v in sorted(im["variants"].items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0):
+            if not isinstance(v, dict) or not key.isdigit():
+                continue
+            for op, d in SIZE_OPS:
+                name = v.get(d)
+                if not isinstance(name, str):
+                    continue
+                if name not in sizes:
+                    missing.add(name)
+                    continue
+                timed = [s for (n, o, k, s), r in by_key.items()
+                         if n == im["name"] and o == op and k == int(key) and r.status == "ok"]
+                if not timed and op not in bench.ops():
+                    continue  # the run did not time this operation at all
+                mbps = by_key[im["name"], op, int(key), max(timed)].mbps if timed else None
+                table.append([im["name"], f"AES-{key}", op, name, f"{sizes[name]}",
+                              _mbps(mbps) if mbps is not None else "not timed",
+                              _size_label(max(timed)) if timed else ""])
+                if mbps is not None:
+                    points.setdefault((op, int(key)), []).append(
+                        svgplot.Series(im["name"], [(sizes[name] / 1024, mbps)], style=idx))
+    if not table:
+        return [], {}
+    md = ["## Code size and throughput", "",
+          f"Code size: bytes of the executable sections of the variant's objects in `{build_dir}` "
+          "(its .c and, for the hardware loops, .S; the key set-up and GHASH files variants share are "
+          "not counted). Throughput: the ECB median at the largest message size timed.", ""]
+    svgs = {}
+    for (op, k), series in sorted(points.items()):
+        name = f"size-{op}-aes{k}.svg"
+        svgs[name] = svgplot.line_chart(series, title=f"AES-{k} {op}: throughput against code size",
+                                        subtitle="one point per backend (its variant for this key size)",
+                                        x_title="code size in KiB (.text of the variant's objects)",
+                                        y_title="MB/s")
+        md += [f"![AES-{k} {op} throughput against code size]({name})", ""]
+    md += _table(["implementation", "key", "operation", "variant", "code bytes", "MB/s", "at"], table,
+                 "llllrrr") + [""]
+    if missing:
+        md += [f"Not compiled in `{build_dir}` (no size): {', '.join(sorted(missing))}.", ""]
+    return md, svgs
+
+
 # ---- the tune part --------------------------------------------------------------
 
 @dataclass
@@ -593,7 +646,8 @@ def _interleave_plots(tune: Tune, ops: list[str], machine: dict, settings: dict)
 
 # ---- putting it together ----------------------------------------------------------
 
-def build(bench: Bench | None, bench_text: str | None, tunes: list[Tune]) -> dict[str, str]:
+def build(bench: Bench | None, bench_text: str | None, tunes: list[Tune],
+          sizes: dict[str, int] | None = None, build_dir: str = "") -> dict[str, str]:
     """Every output file name and its text. Pure: reads and writes nothing."""
     seen = {}
     for t in tunes:
@@ -609,6 +663,10 @@ def build(bench: Bench | None, bench_text: str | None, tunes: list[Tune]) -> dic
         bench_md, svgs = _bench_section(bench)
         md += bench_md
         files.update(svgs)
+        if sizes is not None:
+            size_md, svgs = _size_section(bench, sizes, build_dir)
+            md += size_md
+            files.update(svgs)
         files["bench.json"] = bench_text if bench_text.endswith("\n") else bench_text + "\n"
     for t in tunes:
         tune_md, svgs = _tune_section(t)
@@ -643,8 +701,11 @@ def _read(path: str) -> str:
 
 
 def make_report(out: str, bench: str | None = None, from_json: str | None = None,
-                tune: list[str] | tuple = (), quick: bool = False, progress=None) -> tuple[list[str], list[str]]:
+                tune: list[str] | tuple = (), quick: bool = False, progress=None,
+                build_dir: str | None = None) -> tuple[list[str], list[str]]:
     """The `report` command: gather and check every input, render, then write."""
+    if build_dir and not (bench or from_json):
+        raise ReportError("--build-dir gives code sizes next to bench figures: give --bench or --from-json too")
     if bench and from_json:
         raise ReportError("give --bench or --from-json, not both")
     if not (bench or from_json or tune):
@@ -653,6 +714,14 @@ def make_report(out: str, bench: str | None = None, from_json: str | None = None
     if out_dir.exists() and not out_dir.is_dir():
         raise ReportError(f"{out}: exists and is not a folder")
     tunes = [parse_tune(_read(p), p) for p in tune]  # before the bench run: fail fast on a typo
+    sizes = None
+    if build_dir:
+        try:
+            sizes = objsize.variant_sizes(Path(build_dir))
+        except objsize.ObjectSizeError as e:
+            raise ReportError(str(e)) from None
+        if not sizes:
+            raise ReportError(f"{build_dir}: no compiled variant objects (build the library there first)")
     parsed = text = None
     if from_json:
         text = _read(from_json)
@@ -661,7 +730,7 @@ def make_report(out: str, bench: str | None = None, from_json: str | None = None
         text = run_bench(bench, quick, progress)
         parsed = parse_bench(text, f"{bench} --format json")
     try:
-        files = build(parsed, text, tunes)
+        files = build(parsed, text, tunes, sizes, build_dir or "")
     except ValueError as e:  # from svgplot: data it cannot draw
         raise ReportError(f"cannot plot: {e}") from None
     return write(out_dir, files)

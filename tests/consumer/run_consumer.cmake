@@ -11,6 +11,10 @@
 #       package       find_package(aesgen CONFIG) from PREFIX, LINK shared or static
 #       pkgconfig     cc main.c $(pkg-config [--static] --cflags --libs aesgen)
 #       subdirectory  aesgen via add_subdirectory, fetchcontent via FetchContent
+#       selection     add_subdirectory with -DAESGEN_BACKENDS=BACKENDS (comma-separated); the
+#                     library's backends must be EXPECT (comma-separated, any order)
+#       selection-error configure aesgen with -DAESGEN_BACKENDS=BACKENDS: it must stop,
+#                     naming EXPECT as no backend and listing the valid ones
 #       cross         aarch64: cross-build aesgen, install it, build the consumer with the
 #                     same toolchain and run it under qemu-aarch64 (exit 77: tools missing)
 # Every step that fails stops the test with what failed and its output.
@@ -95,6 +99,19 @@ function(check_static exe)
     fail("${exe} was to link libaesgen.a but needs ${libs}")
   endif()
   message(STATUS "consumer: ${exe} has aesgen linked in (NEEDED: ${libs})")
+endfunction()
+
+# The backends named on the line of <text> that starts with <prefix>, in any order, are <expect> (sorted).
+function(check_backends where prefix text expect)
+  string(REGEX MATCH "(^|\n)${prefix}([^\n]*)" line "${text}")
+  string(STRIP "${CMAKE_MATCH_2}" got)
+  string(REPLACE " " ";" got "${got}")
+  list(SORT got)
+  if(NOT line OR NOT got STREQUAL expect)
+    string(REPLACE ";" " " got "${got}")
+    string(REPLACE ";" " " expect "${expect}")
+    fail("${where}: the backends are '${got}', not '${expect}':\n${text}")
+  endif()
 endfunction()
 
 # Configure and build tests/consumer/project in <dir> with the given -D arguments.
@@ -232,6 +249,36 @@ elseif(MODE STREQUAL "pkgconfig")
   endif()
   step("run the consumer" o ${CMAKE_COMMAND} -E env ${run_env} ${WORK}/consumer)
   check_run("${o}")
+
+elseif(MODE STREQUAL "selection")
+  # A product's own choice of backends (-DAESGEN_BACKENDS, comma-separated here): the
+  # library has exactly EXPECT (the choice plus the fallback configure adds), says so at
+  # configure time, and works.
+  string(REPLACE "," ";" expect "${EXPECT}")
+  list(SORT expect)
+  build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=subdirectory
+                 -DAESGEN_CONSUMER_LINK=aesgen::aesgen -DAESGEN_SOURCE_DIR=${SOURCE_DIR}
+                 -DAESGEN_BACKENDS=${BACKENDS})
+  step("run the consumer" o ${WORK}/consumer)
+  check_run("${o}")
+  check_backends(configure "-- aesgen: backends in the library:" "${configure_out}" "${expect}")
+  check_backends(run "backends:" "${o}" "${expect}")
+  message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: the library has ${EXPECT}")
+
+elseif(MODE STREQUAL "selection-error")
+  # A name that is no backend here: configure stops, names it and lists the valid ones.
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK} -G ${GENERATOR}
+                          -DCMAKE_C_COMPILER=${CC} -DBUILD_TESTING=OFF -DAESGEN_BUILD_BENCH=OFF
+                          -DAESGEN_BUILD_PROVIDER=OFF -DAESGEN_BACKENDS=${BACKENDS}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE o)
+  string(REGEX REPLACE "[ \n]+" " " flat "${o}")
+  if(rc EQUAL 0 OR NOT flat MATCHES "AESGEN_BACKENDS: '${EXPECT}' is not a backend; the backends for [^:]+: [a-z0-9-]+ ")
+    fail("configure with AESGEN_BACKENDS=${BACKENDS} did not stop naming '${EXPECT}' and the valid backends (exit ${rc}):\n${o}")
+  endif()
+  if(EXISTS ${WORK}/build.ninja OR EXISTS ${WORK}/Makefile)
+    fail("configure with AESGEN_BACKENDS=${BACKENDS} failed but wrote build files")
+  endif()
+  message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: refused at configure time")
 
 elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=${MODE}

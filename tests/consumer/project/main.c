@@ -58,6 +58,10 @@ int main(void)
     }
     const char *backend = aesgen_selected_backend(128, AESGEN_ENCRYPT);
     printf("aesgen %s, backend %s\n", aesgen_version_string(), backend ? backend : "(none)");
+    printf("backends:");
+    for (size_t i = 0; i < aesgen_backend_count(); i++)
+        printf(" %s", aesgen_backend_name(i));
+    printf("\n");
     printf("FIPS-197 C.1 C.2 C.3: %s\n", failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

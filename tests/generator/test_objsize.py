@@ -1,0 +1,179 @@
+"""Code size next to speed: objsize reads executable bytes from ELF objects (checked
+against binutils on a real object), `list --build-dir` and `report --build-dir` give each
+variant's size, and the registry's alternatives are the variants dispatch never picks."""
+
+import contextlib
+import io
+import json
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from aesgen import cli, objsize, pipeline
+
+DATA = Path(__file__).resolve().parent / "data"
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 1, 2, 4
+
+
+def elf(sections, wide=True, big=False) -> bytes:
+    """A minimal ELF relocatable: a header and section headers (name offsets 0) for
+    [(flags, size)], after a null section."""
+    o = ">" if big else "<"
+    ehsize = 64 if wide else 52
+    shent = 64 if wide else 40
+    rows = [(0, 0)] + list(sections)
+    ident = b"\x7fELF" + bytes([2 if wide else 1, 2 if big else 1, 1]) + bytes(9)
+    if wide:
+        header = ident + struct.pack(o + "HHIQQQIHHHHHH", 1, 62, 1, 0, 0, ehsize, 0, ehsize, 0, 0,
+                                     shent, len(rows), 0)
+        shdrs = b"".join(struct.pack(o + "IIQQQQIIQQ", 0, 1, f, 0, 0, s, 0, 0, 1, 0) for f, s in rows)
+    else:
+        header = ident + struct.pack(o + "HHIIIIIHHHHHH", 1, 2, 1, 0, 0, ehsize, 0, ehsize, 0, 0,
+                                     shent, len(rows), 0)
+        shdrs = b"".join(struct.pack(o + "IIIIIIIIII", 0, 1, f, 0, 0, s, 0, 0, 1, 0) for f, s in rows)
+    assert len(header) == ehsize
+    return header + shdrs
+
+
+CODE = [(SHF_ALLOC | SHF_EXECINSTR, 100), (SHF_ALLOC | SHF_EXECINSTR, 20), (SHF_ALLOC, 50),
+        (SHF_ALLOC | SHF_WRITE, 8)]
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+class TextBytes(unittest.TestCase):
+    def test_executable_sections_only_any_class_and_order(self):
+        for wide in (True, False):
+            for big in (False, True):
+                with self.subTest(wide=wide, big=big):
+                    self.assertEqual(objsize.text_bytes(elf(CODE, wide, big), "x.o"), 120)
+
+    def test_bad_input_is_one_clear_error(self):
+        with self.assertRaisesRegex(objsize.ObjectSizeError, "x.o: not an ELF file"):
+            objsize.text_bytes(b"!<arch>\n" + bytes(100), "x.o")
+        with self.assertRaisesRegex(objsize.ObjectSizeError, "truncated or malformed"):
+            objsize.text_bytes(elf(CODE)[:-10], "x.o")
+
+    @unittest.skipUnless(shutil.which("cc") and shutil.which("readelf"), "needs cc and readelf")
+    def test_agrees_with_readelf_on_a_compiled_object(self):
+        with tempfile.TemporaryDirectory() as d:
+            src, obj = Path(d) / "f.c", Path(d) / "f.o"
+            src.write_text("int f(int x) { return x * 3 + 1; }\n"
+                           "int g(int x) { return f(x) ^ 5; }\nconst int table[64] = {1};\n")
+            subprocess.run(["cc", "-O1", "-ffunction-sections", "-c", str(src), "-o", str(obj)], check=True)
+            listing = subprocess.run(["readelf", "-SW", str(obj)], check=True, capture_output=True,
+                                     text=True).stdout
+            got = objsize.text_bytes(obj.read_bytes(), str(obj))
+        want = 0
+        for line in listing.splitlines():
+            cols = line.replace("[ ", "[").split()
+            # [Nr] Name Type Address Off Size ES Flg ...
+            if len(cols) > 7 and cols[0].startswith("[") and cols[1] != "Name" and "X" in cols[7]:
+                want += int(cols[5], 16)
+        self.assertGreater(want, 0)
+        self.assertEqual(got, want)
+
+
+class BuildDir(unittest.TestCase):
+    """A stand-in CMake build: the object layout CMake and Ninja give generated/ sources."""
+
+    def setUp(self):
+        self.build = Path(tempfile.mkdtemp(prefix="aesgen-objsize-test-"))
+        self.addCleanup(shutil.rmtree, self.build)
+        (self.build / "CMakeCache.txt").write_text("")
+        lib = self.build / "CMakeFiles" / "aesgen_objects.dir" / "generated"
+        self.put(lib / "x86_64_aesni" / "aes128_enc__x86_64_aesni_x8.S.o", [(SHF_ALLOC | SHF_EXECINSTR, 6000)])
+        self.put(lib / "x86_64_aesni" / "aes128_enc__x86_64_aesni_x8.c.o", [(SHF_ALLOC | SHF_EXECINSTR, 120)])
+        self.put(lib / "portable" / "aes128_enc__portable_fixslice64.c.o", CODE)
+        # another processor's file: compiles to nothing here
+        self.put(lib / "aarch64_ce" / "aes128_enc__aarch64_ce_x6.c.o", [(SHF_ALLOC, 0)])
+        # the same file in a second library counts once
+        other = self.build / "CMakeFiles" / "aesgen_alternatives.dir" / "generated"
+        self.put(other / "portable" / "aes128_enc__portable_fixslice64.c.o", CODE)
+        self.put(other / "portable" / "aes128_dec__portable_bitslice64.c.o", [(SHF_ALLOC | SHF_EXECINSTR, 333)])
+
+    @staticmethod
+    def put(path: Path, sections):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(elf(sections))
+
+    def test_variant_sizes(self):
+        self.assertEqual(objsize.variant_sizes(self.build),
+                         {"aes128_enc__x86_64_aesni_x8": 6120, "aes128_enc__portable_fixslice64": 120,
+                          "aes128_dec__portable_bitslice64": 333})
+
+    def test_not_a_build_folder(self):
+        (self.build / "CMakeCache.txt").unlink()
+        with self.assertRaisesRegex(objsize.ObjectSizeError, "not a CMake build folder"):
+            objsize.variant_sizes(self.build)
+        rc, out, err = run("list", "--build-dir", str(self.build))
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, "")
+        self.assertIn("not a CMake build folder", err)
+
+    def test_list_json_gives_size_and_alternative(self):
+        rc, out, err = run("list", "--json", "--build-dir", str(self.build), "--filter", "aes128_*portable*64",
+                           "--filter", "aes128_enc__x86_64_aesni_x8")
+        self.assertEqual(rc, 0, err)
+        got = {e["name"]: (e["text_bytes"], e["alternative"]) for e in json.loads(out)}
+        self.assertEqual(got, {"aes128_enc__x86_64_aesni_x8": (6120, False),
+                               "aes128_enc__portable_fixslice64": (120, False),
+                               "aes128_dec__portable_fixslice64": (None, False),
+                               "aes128_dec__portable_bitslice64": (333, True)})
+
+    def test_report_plots_size_against_throughput(self):
+        out = self.build / "report"
+        rc, _, err = run("report", "--from-json", str(DATA / "bench-example.json"), "--build-dir",
+                         str(self.build), "--out", str(out))
+        self.assertEqual(rc, 0, err)
+        md = (out / "report.md").read_text()
+        self.assertIn("## Code size and throughput", md)
+        self.assertIn("| aesgen-aesni | AES-128 | ecb-enc | aes128_enc__x86_64_aesni_x8 | 6120 |", md)
+        self.assertIn("| aesgen-portable64 | AES-128 | ecb-enc | aes128_enc__portable_fixslice64 | 120 |", md)
+        self.assertIn("Not compiled in", md)
+        svg = (out / "size-ecb-enc-aes128.svg").read_text()
+        self.assertIn("aesgen-aesni", svg)
+        self.assertIn("code size in KiB", svg)
+
+    def test_report_build_dir_needs_a_bench_and_writes_nothing(self):
+        out = self.build / "report"
+        rc, _, err = run("report", "--tune", str(DATA / "tune-results-example.json"), "--build-dir",
+                         str(self.build), "--out", str(out))
+        self.assertEqual(rc, 1)
+        self.assertIn("--build-dir gives code sizes next to bench figures", err)
+        self.assertFalse(out.exists())
+
+
+class Alternatives(unittest.TestCase):
+    def test_shipped_alternatives_are_the_bitsliced_decryptions(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        aes = [v for v in variants if v.kind == "aes"]
+        alt = pipeline.alternatives(aes)
+        self.assertTrue(alt)
+        # each loses to a variant of its backend, key size and direction that ranks lower
+        for v in aes:
+            rivals = [w for w in aes if (w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)]
+            self.assertEqual(v.name in alt, v.rank > min(w.rank for w in rivals), v.name)
+        # the targets list fixslice first for decryption: the bitsliced rounds are the alternatives
+        self.assertEqual(alt, {v.name for v in aes if v.direction == "dec" and "_bitslice" in v.name})
+
+    def test_registry_guards_name_the_backend_and_the_alternatives(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        by = {v.name: v for v in variants}
+        self.assertEqual(pipeline.registry_guard(by["aes128_dec__portable_bitslice64"], True),
+                         "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)")
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_vaes256_avx512vl_x8"], False),
+                         "(defined(__x86_64__) && defined(__ELF__)) && "
+                         "!defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -26,9 +26,13 @@ extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32;
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
+extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32_loop4;
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64_loop4;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
 #endif
@@ -45,13 +49,25 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
@@ -78,7 +94,9 @@ extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32;
 extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
+extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
+extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
 #endif
@@ -95,7 +113,13 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
@@ -125,9 +149,13 @@ extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32;
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
+extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32_loop4;
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64_loop4;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
 #endif
@@ -144,13 +172,25 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
@@ -177,7 +217,9 @@ extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32;
 extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
+extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
+extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
 #endif
@@ -194,7 +236,13 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
@@ -224,9 +272,13 @@ extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32;
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
+extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32_loop4;
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
+extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64_loop4;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
 #endif
@@ -243,13 +295,25 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
@@ -276,7 +340,9 @@ extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32;
 extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #endif
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
+extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32_loop4;
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
+extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64_loop4;
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
 #endif
@@ -293,7 +359,13 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
 #endif
 #if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4;
+#endif
+#if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
+#endif
+#if defined(__x86_64__)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if defined(__x86_64__)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
@@ -325,9 +397,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes128_dec__portable_bitslice32,
+    &aesgen_aes128_dec__portable_bitslice32_loop4,
     &aesgen_aes128_dec__portable_bitslice64,
+    &aesgen_aes128_dec__portable_bitslice64_loop4,
     &aesgen_aes128_dec__portable_fixslice32,
+    &aesgen_aes128_dec__portable_fixslice32_loop4,
     &aesgen_aes128_dec__portable_fixslice64,
+    &aesgen_aes128_dec__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_dec__ppc64le_power8_x8,
 #endif
@@ -344,13 +420,25 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_dec__x86_64_avx2_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes128_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes128_dec__x86_64_avx512_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes128_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes128_dec__x86_64_sse2_bitslice32,
@@ -377,7 +465,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes128_enc__portable_fixslice32,
+    &aesgen_aes128_enc__portable_fixslice32_loop4,
     &aesgen_aes128_enc__portable_fixslice64,
+    &aesgen_aes128_enc__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes128_enc__ppc64le_power8_x8,
 #endif
@@ -394,7 +484,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes128_enc__x86_64_avx2_fixslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes128_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes128_enc__x86_64_sse2_fixslice32,
@@ -424,9 +520,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes192_dec__portable_bitslice32,
+    &aesgen_aes192_dec__portable_bitslice32_loop4,
     &aesgen_aes192_dec__portable_bitslice64,
+    &aesgen_aes192_dec__portable_bitslice64_loop4,
     &aesgen_aes192_dec__portable_fixslice32,
+    &aesgen_aes192_dec__portable_fixslice32_loop4,
     &aesgen_aes192_dec__portable_fixslice64,
+    &aesgen_aes192_dec__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_dec__ppc64le_power8_x8,
 #endif
@@ -443,13 +543,25 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_dec__x86_64_avx2_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes192_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes192_dec__x86_64_avx512_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes192_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes192_dec__x86_64_sse2_bitslice32,
@@ -476,7 +588,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes192_enc__portable_fixslice32,
+    &aesgen_aes192_enc__portable_fixslice32_loop4,
     &aesgen_aes192_enc__portable_fixslice64,
+    &aesgen_aes192_enc__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes192_enc__ppc64le_power8_x8,
 #endif
@@ -493,7 +607,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes192_enc__x86_64_avx2_fixslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes192_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes192_enc__x86_64_sse2_fixslice32,
@@ -523,9 +643,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_dec__arm_neon_fixslice32,
 #endif
     &aesgen_aes256_dec__portable_bitslice32,
+    &aesgen_aes256_dec__portable_bitslice32_loop4,
     &aesgen_aes256_dec__portable_bitslice64,
+    &aesgen_aes256_dec__portable_bitslice64_loop4,
     &aesgen_aes256_dec__portable_fixslice32,
+    &aesgen_aes256_dec__portable_fixslice32_loop4,
     &aesgen_aes256_dec__portable_fixslice64,
+    &aesgen_aes256_dec__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_dec__ppc64le_power8_x8,
 #endif
@@ -542,13 +666,25 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_dec__x86_64_avx2_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes256_dec__x86_64_avx2_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes256_dec__x86_64_avx512_bitslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes256_dec__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes256_dec__x86_64_sse2_bitslice32,
@@ -575,7 +711,9 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_enc__arm_neon_fixslice32,
 #endif
     &aesgen_aes256_enc__portable_fixslice32,
+    &aesgen_aes256_enc__portable_fixslice32_loop4,
     &aesgen_aes256_enc__portable_fixslice64,
+    &aesgen_aes256_enc__portable_fixslice64_loop4,
 #if defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     &aesgen_aes256_enc__ppc64le_power8_x8,
 #endif
@@ -592,7 +730,13 @@ const aesgen_variant *const aesgen_registry[] = {
     &aesgen_aes256_enc__x86_64_avx2_fixslice32,
 #endif
 #if defined(__x86_64__)
+    &aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4,
+#endif
+#if defined(__x86_64__)
     &aesgen_aes256_enc__x86_64_avx512_fixslice32,
+#endif
+#if defined(__x86_64__)
+    &aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if defined(__x86_64__)
     &aesgen_aes256_enc__x86_64_sse2_fixslice32,

@@ -176,6 +176,15 @@ class BrokenInputs(unittest.TestCase):
         self.expect_error(self.base().replace('decrypt = ["fixslice", "bitslice"]', 'decrypt = ["table"]'),
                           "variants.decrypt", "'table' is not a supported decryption algorithm")
 
+    def test_unsupported_unroll(self):
+        listed = 'unroll = ["full", "loop4"]'
+        self.assertIn(listed, self.base())
+        self.expect_error(self.base().replace(listed, 'unroll = ["full", "loop3"]'),
+                          "variants.unroll", "'loop3' is not a supported unroll (supported: full, loop4)")
+        self.expect_error(self.base().replace(listed, 'unroll = "loop4"'), "variants.unroll", "expected a list")
+        self.expect_error(self.base().replace(listed, 'unroll = ["loop4", "loop4"]'),
+                          "variants.unroll", "lists a value twice")
+
     def test_unknown_circuit(self):
         self.expect_error(self.base().replace('sbox = "bp113"', 'sbox = "bp115"'), "circuits.sbox", "bp115")
 

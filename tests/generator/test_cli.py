@@ -106,8 +106,15 @@ class Generate(unittest.TestCase):
         rc, stdout, _ = run("list", "--filter", "aes256_dec__portable_*")
         self.assertEqual(rc, 0)
         self.assertEqual([l.split()[0] for l in stdout.splitlines()],
-                         ["aes256_dec__portable_bitslice32", "aes256_dec__portable_bitslice64",
-                          "aes256_dec__portable_fixslice32", "aes256_dec__portable_fixslice64"])
+                         [f"aes256_dec__portable_{a}{w}{u}" for a in ("bitslice", "fixslice") for w in (32, 64)
+                          for u in ("", "_loop4")])
+        rc, stdout, _ = run("list", "--filter", "*_loop4")
+        self.assertEqual(rc, 0)
+        lines = stdout.splitlines()
+        self.assertEqual(len(lines), 36)          # portable, avx2, avx512: every key size and algorithm
+        self.assertTrue(all("unroll=loop4" in l and "backend=" in l for l in lines), lines[:2])
+        rc, stdout, _ = run("list", "--filter", "aes128_enc__portable_fixslice64")
+        self.assertNotIn("unroll", stdout)        # full is the default and stays unnamed
         rc, _, err = run("generate", "--out", str(self.tmp / "x"), "--filter", "nothing*")
         self.assertEqual(rc, 1)
         self.assertIn("no variant matches", err)

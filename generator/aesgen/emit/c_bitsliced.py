@@ -77,7 +77,7 @@ def rolled_info(v: Variant) -> str:
 class CBitslicedEmitter(Emitter):
     name = "c_bitsliced"
     template = "c_bitsliced/variant.c.j2"
-    parameters = ("algorithm", "word_bits", "blocks", "unroll")
+    parameters = ("algorithm", "word_bits", "blocks")
     cpu_features: tuple[str, ...] = ()
     # word_bits names the backend (portable32, portable64) and both stay, so only the
     # decryption algorithm is a choice

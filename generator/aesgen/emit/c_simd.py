@@ -450,7 +450,7 @@ class Built:
 class CSimdEmitter(Emitter):
     name = "c_simd"
     template = "c_simd/variant.c.j2"
-    parameters = ("isa", "algorithm", "lane_bits", "blocks", "gcc_sched_pressure", "unroll")
+    parameters = ("isa", "algorithm", "lane_bits", "blocks", "gcc_sched_pressure")
     sweep = Space(values={"lane_bits": (32, 64), "gcc_sched_pressure": (True, False),
                           "decrypt": ("fixslice", "bitslice"), "unroll": aes.UNROLLS}, **ALGORITHM_LISTS)
     cpu_features = ("avx", "avx2", "avx512f", "neon")

@@ -4107,7 +4107,7 @@ static AESGEN_NOINLINE void aes128_dec__portable_fixslice64_loop4_core(const uin
     uint64_t s7 = r9_S0;
     for (size_t r = 2; r-- > 0;) {
         const uint64_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+4..4r+1, in frames 0, 3, 2, 1; rkp holds round keys 4r+1..4r+4 */
         const uint64_t k3_0_ = rkp[24];
         const uint64_t s3_0_ = s0 ^ k3_0_;
         const uint64_t k3_1_ = rkp[25];

@@ -4836,7 +4836,7 @@ static AESGEN_NOINLINE void aes256_enc__portable_fixslice64_loop4_core(const uin
     uint64_t s7 = s0_7_;
     for (size_t r = 0; r < 3; r++) {
         const uint64_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+1..4r+4, in frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
         /* round 4r+1: SubBytes, MixColumns in frame 1, AddRoundKey */
         const uint64_t r1_y14 = s4 ^ s2;
         const uint64_t r1_y13 = s7 ^ s1;

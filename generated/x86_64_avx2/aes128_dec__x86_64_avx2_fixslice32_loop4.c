@@ -3726,7 +3726,7 @@ static AESGEN_NOINLINE ISA void aes128_dec__x86_64_avx2_fixslice32_loop4_core(co
     __m256i s7 = r9_S0;
     for (size_t r = 2; r-- > 0;) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+4..4r+1, in frames 0, 3, 2, 1; rkp holds round keys 4r+1..4r+4 */
         const __m256i k3_0_ = _mm256_set1_epi32((int)rkp[24]);
         const __m256i s3_0_ = _mm256_xor_si256(s0, k3_0_);
         const __m256i k3_1_ = _mm256_set1_epi32((int)rkp[25]);
@@ -5379,7 +5379,7 @@ static AESGEN_NOINLINE void aes128_dec__x86_64_avx2_fixslice32_loop4_core1(const
     uint32_t s7 = r9_S0;
     for (size_t r = 2; r-- > 0;) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+4..4r+1, in frames 0, 3, 2, 1; rkp holds round keys 4r+1..4r+4 */
         const uint32_t k3_0_ = rkp[24];
         const uint32_t s3_0_ = s0 ^ k3_0_;
         const uint32_t k3_1_ = rkp[25];

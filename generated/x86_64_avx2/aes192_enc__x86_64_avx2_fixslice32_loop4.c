@@ -3334,7 +3334,7 @@ static AESGEN_NOINLINE ISA void aes192_enc__x86_64_avx2_fixslice32_loop4_core(co
     __m256i s7 = s0_7_;
     for (size_t r = 0; r < 2; r++) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+1..4r+4, in frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
         /* round 4r+1: SubBytes, MixColumns in frame 1, AddRoundKey */
         const __m256i r1_y14 = _mm256_xor_si256(s4, s2);
         const __m256i r1_y13 = _mm256_xor_si256(s7, s1);
@@ -5223,7 +5223,7 @@ static AESGEN_NOINLINE void aes192_enc__x86_64_avx2_fixslice32_loop4_core1(const
     uint32_t s7 = s0_7_;
     for (size_t r = 0; r < 2; r++) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+1..4r+4, in frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
         /* round 4r+1: SubBytes, MixColumns in frame 1, AddRoundKey */
         const uint32_t r1_y14 = s4 ^ s2;
         const uint32_t r1_y13 = s7 ^ s1;

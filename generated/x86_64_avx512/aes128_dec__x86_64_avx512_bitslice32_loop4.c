@@ -3058,7 +3058,7 @@ static AESGEN_NOINLINE ISA void aes128_dec__x86_64_avx512_bitslice32_loop4_core(
     __m512i s7 = r9_S0;
     for (size_t r = 2; r-- > 0;) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+4..4r+1, in frames 0, 3, 2, 1; rkp holds round keys 4r+1..4r+4 */
         const __m512i k3_0_ = _mm512_set1_epi32((int)rkp[24]);
         const __m512i s3_0_ = _mm512_xor_si512(s0, k3_0_);
         const __m512i k3_1_ = _mm512_set1_epi32((int)rkp[25]);
@@ -4678,7 +4678,7 @@ static AESGEN_NOINLINE void aes128_dec__x86_64_avx512_bitslice32_loop4_core1(con
     uint32_t s7 = r9_S0;
     for (size_t r = 2; r-- > 0;) {
         const uint32_t *const rkp = rk + 8 + 32 * r;
-        /* rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4 */
+        /* rounds 4r+4..4r+1, in frames 0, 3, 2, 1; rkp holds round keys 4r+1..4r+4 */
         const uint32_t k3_0_ = rkp[24];
         const uint32_t s3_0_ = s0 ^ k3_0_;
         const uint32_t k3_1_ = rkp[25];

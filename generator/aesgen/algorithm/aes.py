@@ -168,7 +168,8 @@ def _core(layout: Layout, key_bits: int, name: str, unroll: str, first, middle, 
     state = tuple(f"s{k}" for k in range(8))
     body = Program(f"{name}_body", layout.word_bits, (Memory("rkp", "words", 8 * PERIOD, False),), inputs=state)
     bld.switch(body)
-    bld.note(f"rounds 4r+1..4r+4, in MixColumns frames 1, 2, 3, 0; rkp holds round keys 4r+1..4r+4")
+    bld.note(("rounds 4r+4..4r+1, in frames 0, 3, 2, 1" if descending else "rounds 4r+1..4r+4, in frames 1, 2, 3, 0")
+             + "; rkp holds round keys 4r+1..4r+4")
     t = list(state)
     for k in (range(PERIOD, 0, -1) if descending else range(1, PERIOD + 1)):
         t = middle(bld, t, k, f"round 4r+{k}", "rkp", k - 1)

@@ -194,7 +194,7 @@ typedef struct bench_sample {
 
 typedef struct impl impl;
 struct impl {
-    char name[48];  /* "aesgen-portable64", "openssl", ... */
+    char name[80];  /* "aesgen-portable64", "openssl", "aesgen-" + a variant name, ... */
     char desc[768]; /* what it runs, honestly */
     int kind;
     int ctr32;                 /* CTR counts only the last 32 bits */

@@ -34,14 +34,26 @@ extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes128_dec__ppc64le_power8_x8;
@@ -58,14 +70,26 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
@@ -94,8 +118,14 @@ extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes128_enc__ppc64le_power8_x8;
@@ -112,8 +142,14 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
@@ -145,14 +181,26 @@ extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes192_dec__ppc64le_power8_x8;
@@ -169,14 +217,26 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
@@ -205,8 +265,14 @@ extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes192_enc__ppc64le_power8_x8;
@@ -223,8 +289,14 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
@@ -256,14 +328,26 @@ extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes256_dec__ppc64le_power8_x8;
@@ -280,14 +364,26 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
@@ -316,8 +412,14 @@ extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32_loop4;
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
 extern const aesgen_variant aesgen_aes256_enc__ppc64le_power8_x8;
@@ -334,8 +436,14 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4;
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
@@ -369,14 +477,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__portable_bitslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__portable_bitslice64_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes128_dec__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes128_dec__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes128_dec__ppc64le_power8_x8,
@@ -393,14 +513,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx2_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes128_dec__x86_64_avx2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx512_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes128_dec__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_sse2_bitslice32,
@@ -429,8 +561,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes128_enc__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_enc__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes128_enc__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes128_enc__ppc64le_power8_x8,
@@ -447,8 +585,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes128_enc__x86_64_avx2_fixslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes128_enc__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes128_enc__x86_64_sse2_fixslice32,
@@ -480,14 +624,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__portable_bitslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__portable_bitslice64_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes192_dec__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes192_dec__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes192_dec__ppc64le_power8_x8,
@@ -504,14 +660,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx2_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes192_dec__x86_64_avx2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx512_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes192_dec__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_sse2_bitslice32,
@@ -540,8 +708,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes192_enc__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_enc__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes192_enc__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes192_enc__ppc64le_power8_x8,
@@ -558,8 +732,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes192_enc__x86_64_avx2_fixslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes192_enc__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes192_enc__x86_64_sse2_fixslice32,
@@ -591,14 +771,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__portable_bitslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__portable_bitslice64_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes256_dec__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes256_dec__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes256_dec__ppc64le_power8_x8,
@@ -615,14 +807,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx2_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes256_dec__x86_64_avx2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx512_bitslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes256_dec__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_sse2_bitslice32,
@@ -651,8 +855,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
     &aesgen_aes256_enc__portable_fixslice32,
 #endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_enc__portable_fixslice32_loop4,
+#endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
     &aesgen_aes256_enc__portable_fixslice64,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
     &aesgen_aes256_enc__ppc64le_power8_x8,
@@ -669,8 +879,14 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
     &aesgen_aes256_enc__x86_64_avx2_fixslice32,
 #endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4,
+#endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
     &aesgen_aes256_enc__x86_64_avx512_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
     &aesgen_aes256_enc__x86_64_sse2_fixslice32,

@@ -37,9 +37,13 @@ set(AESGEN_GENERATED_SOURCES
     arm_neon/aes128_dec__arm_neon_bitslice32.c
     arm_neon/aes128_dec__arm_neon_fixslice32.c
     portable/aes128_dec__portable_bitslice32.c
+    portable/aes128_dec__portable_bitslice32_loop4.c
     portable/aes128_dec__portable_bitslice64.c
+    portable/aes128_dec__portable_bitslice64_loop4.c
     portable/aes128_dec__portable_fixslice32.c
+    portable/aes128_dec__portable_fixslice32_loop4.c
     portable/aes128_dec__portable_fixslice64.c
+    portable/aes128_dec__portable_fixslice64_loop4.c
     ppc64le_power8/aes128_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes128_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes128_dec__riscv64_zkn_x2.S
@@ -49,9 +53,13 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
     x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32_loop4.c
     x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32.c
     x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
@@ -65,7 +73,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_neon/aes128_enc__aarch64_neon_fixslice32.c
     arm_neon/aes128_enc__arm_neon_fixslice32.c
     portable/aes128_enc__portable_fixslice32.c
+    portable/aes128_enc__portable_fixslice32_loop4.c
     portable/aes128_enc__portable_fixslice64.c
+    portable/aes128_enc__portable_fixslice64_loop4.c
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes128_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes128_enc__riscv64_zkn_x2.S
@@ -75,7 +85,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
     x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
@@ -90,9 +102,13 @@ set(AESGEN_GENERATED_SOURCES
     arm_neon/aes192_dec__arm_neon_bitslice32.c
     arm_neon/aes192_dec__arm_neon_fixslice32.c
     portable/aes192_dec__portable_bitslice32.c
+    portable/aes192_dec__portable_bitslice32_loop4.c
     portable/aes192_dec__portable_bitslice64.c
+    portable/aes192_dec__portable_bitslice64_loop4.c
     portable/aes192_dec__portable_fixslice32.c
+    portable/aes192_dec__portable_fixslice32_loop4.c
     portable/aes192_dec__portable_fixslice64.c
+    portable/aes192_dec__portable_fixslice64_loop4.c
     ppc64le_power8/aes192_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes192_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes192_dec__riscv64_zkn_x2.S
@@ -102,9 +118,13 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
     x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32_loop4.c
     x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32.c
     x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
@@ -118,7 +138,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_neon/aes192_enc__aarch64_neon_fixslice32.c
     arm_neon/aes192_enc__arm_neon_fixslice32.c
     portable/aes192_enc__portable_fixslice32.c
+    portable/aes192_enc__portable_fixslice32_loop4.c
     portable/aes192_enc__portable_fixslice64.c
+    portable/aes192_enc__portable_fixslice64_loop4.c
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes192_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes192_enc__riscv64_zkn_x2.S
@@ -128,7 +150,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
     x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
@@ -143,9 +167,13 @@ set(AESGEN_GENERATED_SOURCES
     arm_neon/aes256_dec__arm_neon_bitslice32.c
     arm_neon/aes256_dec__arm_neon_fixslice32.c
     portable/aes256_dec__portable_bitslice32.c
+    portable/aes256_dec__portable_bitslice32_loop4.c
     portable/aes256_dec__portable_bitslice64.c
+    portable/aes256_dec__portable_bitslice64_loop4.c
     portable/aes256_dec__portable_fixslice32.c
+    portable/aes256_dec__portable_fixslice32_loop4.c
     portable/aes256_dec__portable_fixslice64.c
+    portable/aes256_dec__portable_fixslice64_loop4.c
     ppc64le_power8/aes256_dec__ppc64le_power8_x8.S
     ppc64le_power8/aes256_dec__ppc64le_power8_x8.c
     riscv64_zkn/aes256_dec__riscv64_zkn_x2.S
@@ -155,9 +183,13 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
     x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c
+    x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32.c
+    x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32_loop4.c
     x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32.c
     x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
@@ -171,7 +203,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_neon/aes256_enc__aarch64_neon_fixslice32.c
     arm_neon/aes256_enc__arm_neon_fixslice32.c
     portable/aes256_enc__portable_fixslice32.c
+    portable/aes256_enc__portable_fixslice32_loop4.c
     portable/aes256_enc__portable_fixslice64.c
+    portable/aes256_enc__portable_fixslice64_loop4.c
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.S
     ppc64le_power8/aes256_enc__ppc64le_power8_x8.c
     riscv64_zkn/aes256_enc__riscv64_zkn_x2.S
@@ -181,7 +215,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
     x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c
+    x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c
+    x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
@@ -208,17 +244,25 @@ set(AESGEN_VARIANTS
     aes128_dec__arm_neon_bitslice32
     aes128_dec__arm_neon_fixslice32
     aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
     aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
     aes128_dec__portable_fixslice32
+    aes128_dec__portable_fixslice32_loop4
     aes128_dec__portable_fixslice64
+    aes128_dec__portable_fixslice64_loop4
     aes128_dec__ppc64le_power8_x8
     aes128_dec__riscv64_zkn_x2
     aes128_dec__sparc64_t4_x2
     aes128_dec__x86_64_aesni_x8
     aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
     aes128_dec__x86_64_avx2_fixslice32
+    aes128_dec__x86_64_avx2_fixslice32_loop4
     aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
     aes128_dec__x86_64_avx512_fixslice32
+    aes128_dec__x86_64_avx512_fixslice32_loop4
     aes128_dec__x86_64_sse2_bitslice32
     aes128_dec__x86_64_sse2_fixslice32
     aes128_dec__x86_64_vaes256_avx512vl_x8
@@ -228,13 +272,17 @@ set(AESGEN_VARIANTS
     aes128_enc__aarch64_neon_fixslice32
     aes128_enc__arm_neon_fixslice32
     aes128_enc__portable_fixslice32
+    aes128_enc__portable_fixslice32_loop4
     aes128_enc__portable_fixslice64
+    aes128_enc__portable_fixslice64_loop4
     aes128_enc__ppc64le_power8_x8
     aes128_enc__riscv64_zkn_x2
     aes128_enc__sparc64_t4_x2
     aes128_enc__x86_64_aesni_x8
     aes128_enc__x86_64_avx2_fixslice32
+    aes128_enc__x86_64_avx2_fixslice32_loop4
     aes128_enc__x86_64_avx512_fixslice32
+    aes128_enc__x86_64_avx512_fixslice32_loop4
     aes128_enc__x86_64_sse2_fixslice32
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
@@ -245,17 +293,25 @@ set(AESGEN_VARIANTS
     aes192_dec__arm_neon_bitslice32
     aes192_dec__arm_neon_fixslice32
     aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
     aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
     aes192_dec__portable_fixslice32
+    aes192_dec__portable_fixslice32_loop4
     aes192_dec__portable_fixslice64
+    aes192_dec__portable_fixslice64_loop4
     aes192_dec__ppc64le_power8_x8
     aes192_dec__riscv64_zkn_x2
     aes192_dec__sparc64_t4_x2
     aes192_dec__x86_64_aesni_x8
     aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
     aes192_dec__x86_64_avx2_fixslice32
+    aes192_dec__x86_64_avx2_fixslice32_loop4
     aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
     aes192_dec__x86_64_avx512_fixslice32
+    aes192_dec__x86_64_avx512_fixslice32_loop4
     aes192_dec__x86_64_sse2_bitslice32
     aes192_dec__x86_64_sse2_fixslice32
     aes192_dec__x86_64_vaes256_avx512vl_x8
@@ -265,13 +321,17 @@ set(AESGEN_VARIANTS
     aes192_enc__aarch64_neon_fixslice32
     aes192_enc__arm_neon_fixslice32
     aes192_enc__portable_fixslice32
+    aes192_enc__portable_fixslice32_loop4
     aes192_enc__portable_fixslice64
+    aes192_enc__portable_fixslice64_loop4
     aes192_enc__ppc64le_power8_x8
     aes192_enc__riscv64_zkn_x2
     aes192_enc__sparc64_t4_x2
     aes192_enc__x86_64_aesni_x8
     aes192_enc__x86_64_avx2_fixslice32
+    aes192_enc__x86_64_avx2_fixslice32_loop4
     aes192_enc__x86_64_avx512_fixslice32
+    aes192_enc__x86_64_avx512_fixslice32_loop4
     aes192_enc__x86_64_sse2_fixslice32
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
@@ -282,17 +342,25 @@ set(AESGEN_VARIANTS
     aes256_dec__arm_neon_bitslice32
     aes256_dec__arm_neon_fixslice32
     aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
     aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
     aes256_dec__portable_fixslice32
+    aes256_dec__portable_fixslice32_loop4
     aes256_dec__portable_fixslice64
+    aes256_dec__portable_fixslice64_loop4
     aes256_dec__ppc64le_power8_x8
     aes256_dec__riscv64_zkn_x2
     aes256_dec__sparc64_t4_x2
     aes256_dec__x86_64_aesni_x8
     aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
     aes256_dec__x86_64_avx2_fixslice32
+    aes256_dec__x86_64_avx2_fixslice32_loop4
     aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
     aes256_dec__x86_64_avx512_fixslice32
+    aes256_dec__x86_64_avx512_fixslice32_loop4
     aes256_dec__x86_64_sse2_bitslice32
     aes256_dec__x86_64_sse2_fixslice32
     aes256_dec__x86_64_vaes256_avx512vl_x8
@@ -302,13 +370,17 @@ set(AESGEN_VARIANTS
     aes256_enc__aarch64_neon_fixslice32
     aes256_enc__arm_neon_fixslice32
     aes256_enc__portable_fixslice32
+    aes256_enc__portable_fixslice32_loop4
     aes256_enc__portable_fixslice64
+    aes256_enc__portable_fixslice64_loop4
     aes256_enc__ppc64le_power8_x8
     aes256_enc__riscv64_zkn_x2
     aes256_enc__sparc64_t4_x2
     aes256_enc__x86_64_aesni_x8
     aes256_enc__x86_64_avx2_fixslice32
+    aes256_enc__x86_64_avx2_fixslice32_loop4
     aes256_enc__x86_64_avx512_fixslice32
+    aes256_enc__x86_64_avx512_fixslice32_loop4
     aes256_enc__x86_64_sse2_fixslice32
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
@@ -379,24 +451,60 @@ set(AESGEN_ALTERNATIVE_VARIANTS
     aes128_dec__aarch64_neon_bitslice32
     aes128_dec__arm_neon_bitslice32
     aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
     aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
+    aes128_dec__portable_fixslice32_loop4
+    aes128_dec__portable_fixslice64_loop4
     aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
+    aes128_dec__x86_64_avx2_fixslice32_loop4
     aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
+    aes128_dec__x86_64_avx512_fixslice32_loop4
     aes128_dec__x86_64_sse2_bitslice32
+    aes128_enc__portable_fixslice32_loop4
+    aes128_enc__portable_fixslice64_loop4
+    aes128_enc__x86_64_avx2_fixslice32_loop4
+    aes128_enc__x86_64_avx512_fixslice32_loop4
     aes192_dec__aarch64_neon_bitslice32
     aes192_dec__arm_neon_bitslice32
     aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
     aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
+    aes192_dec__portable_fixslice32_loop4
+    aes192_dec__portable_fixslice64_loop4
     aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
+    aes192_dec__x86_64_avx2_fixslice32_loop4
     aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
+    aes192_dec__x86_64_avx512_fixslice32_loop4
     aes192_dec__x86_64_sse2_bitslice32
+    aes192_enc__portable_fixslice32_loop4
+    aes192_enc__portable_fixslice64_loop4
+    aes192_enc__x86_64_avx2_fixslice32_loop4
+    aes192_enc__x86_64_avx512_fixslice32_loop4
     aes256_dec__aarch64_neon_bitslice32
     aes256_dec__arm_neon_bitslice32
     aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
     aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
+    aes256_dec__portable_fixslice32_loop4
+    aes256_dec__portable_fixslice64_loop4
     aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
+    aes256_dec__x86_64_avx2_fixslice32_loop4
     aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
+    aes256_dec__x86_64_avx512_fixslice32_loop4
     aes256_dec__x86_64_sse2_bitslice32
+    aes256_enc__portable_fixslice32_loop4
+    aes256_enc__portable_fixslice64_loop4
+    aes256_enc__x86_64_avx2_fixslice32_loop4
+    aes256_enc__x86_64_avx512_fixslice32_loop4
 )
 
 # Per backend: the definition that leaves it out of registry.c, and the rank and CPU
@@ -467,15 +575,27 @@ set(AESGEN_SOURCES_OF_aes128_dec__arm_neon_fixslice32 arm_neon/aes128_dec__arm_n
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice32 portable/aes128_dec__portable_bitslice32.c)
+set(AESGEN_FEATURES_aes128_dec__portable_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice32_loop4 portable/aes128_dec__portable_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice64 portable/aes128_dec__portable_bitslice64.c)
+set(AESGEN_FEATURES_aes128_dec__portable_bitslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice64_loop4 portable/aes128_dec__portable_bitslice64_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice32 portable/aes128_dec__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes128_dec__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice32_loop4 portable/aes128_dec__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice64 portable/aes128_dec__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes128_dec__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice64_loop4 portable/aes128_dec__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes128_dec__ppc64le_power8_x8 ppc64le_power8/aes128_dec__ppc64le_power8_x8.S ppc64le_power8/aes128_dec__ppc64le_power8_x8.c)
@@ -491,15 +611,27 @@ set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8 x86_64_aesni/aes128_dec__x86_6
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32.c)
@@ -527,9 +659,15 @@ set(AESGEN_SOURCES_OF_aes128_enc__arm_neon_fixslice32 arm_neon/aes128_enc__arm_n
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice32 portable/aes128_enc__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes128_enc__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice32_loop4 portable/aes128_enc__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice64 portable/aes128_enc__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes128_enc__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice64_loop4 portable/aes128_enc__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes128_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes128_enc__ppc64le_power8_x8 ppc64le_power8/aes128_enc__ppc64le_power8_x8.S ppc64le_power8/aes128_enc__ppc64le_power8_x8.c)
@@ -545,9 +683,15 @@ set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8 x86_64_aesni/aes128_enc__x86_6
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes128_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32.c)
@@ -578,15 +722,27 @@ set(AESGEN_SOURCES_OF_aes192_dec__arm_neon_fixslice32 arm_neon/aes192_dec__arm_n
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice32 portable/aes192_dec__portable_bitslice32.c)
+set(AESGEN_FEATURES_aes192_dec__portable_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice32_loop4 portable/aes192_dec__portable_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice64 portable/aes192_dec__portable_bitslice64.c)
+set(AESGEN_FEATURES_aes192_dec__portable_bitslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice64_loop4 portable/aes192_dec__portable_bitslice64_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice32 portable/aes192_dec__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes192_dec__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice32_loop4 portable/aes192_dec__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice64 portable/aes192_dec__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes192_dec__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice64_loop4 portable/aes192_dec__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes192_dec__ppc64le_power8_x8 ppc64le_power8/aes192_dec__ppc64le_power8_x8.S ppc64le_power8/aes192_dec__ppc64le_power8_x8.c)
@@ -602,15 +758,27 @@ set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8 x86_64_aesni/aes192_dec__x86_6
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32.c)
@@ -638,9 +806,15 @@ set(AESGEN_SOURCES_OF_aes192_enc__arm_neon_fixslice32 arm_neon/aes192_enc__arm_n
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice32 portable/aes192_enc__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes192_enc__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice32_loop4 portable/aes192_enc__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice64 portable/aes192_enc__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes192_enc__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice64_loop4 portable/aes192_enc__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes192_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes192_enc__ppc64le_power8_x8 ppc64le_power8/aes192_enc__ppc64le_power8_x8.S ppc64le_power8/aes192_enc__ppc64le_power8_x8.c)
@@ -656,9 +830,15 @@ set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8 x86_64_aesni/aes192_enc__x86_6
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes192_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32.c)
@@ -689,15 +869,27 @@ set(AESGEN_SOURCES_OF_aes256_dec__arm_neon_fixslice32 arm_neon/aes256_dec__arm_n
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice32 portable/aes256_dec__portable_bitslice32.c)
+set(AESGEN_FEATURES_aes256_dec__portable_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice32_loop4 portable/aes256_dec__portable_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice64 portable/aes256_dec__portable_bitslice64.c)
+set(AESGEN_FEATURES_aes256_dec__portable_bitslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice64_loop4 portable/aes256_dec__portable_bitslice64_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice32 portable/aes256_dec__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes256_dec__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice32_loop4 portable/aes256_dec__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice64 portable/aes256_dec__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes256_dec__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice64_loop4 portable/aes256_dec__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes256_dec__ppc64le_power8_x8 ppc64le_power8/aes256_dec__ppc64le_power8_x8.S ppc64le_power8/aes256_dec__ppc64le_power8_x8.c)
@@ -713,15 +905,27 @@ set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8 x86_64_aesni/aes256_dec__x86_6
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32.c)
@@ -749,9 +953,15 @@ set(AESGEN_SOURCES_OF_aes256_enc__arm_neon_fixslice32 arm_neon/aes256_enc__arm_n
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice32 portable/aes256_enc__portable_fixslice32.c)
+set(AESGEN_FEATURES_aes256_enc__portable_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32_loop4 portable32)
+set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice32_loop4 portable/aes256_enc__portable_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice64 portable/aes256_enc__portable_fixslice64.c)
+set(AESGEN_FEATURES_aes256_enc__portable_fixslice64_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64_loop4 portable64)
+set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice64_loop4 portable/aes256_enc__portable_fixslice64_loop4.c)
 set(AESGEN_FEATURES_aes256_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes256_enc__ppc64le_power8_x8 ppc64le_power8/aes256_enc__ppc64le_power8_x8.S ppc64le_power8/aes256_enc__ppc64le_power8_x8.c)
@@ -767,9 +977,15 @@ set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8 x86_64_aesni/aes256_enc__x86_6
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_FEATURES_aes256_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32_loop4.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32.c)

@@ -10,8 +10,13 @@ act on every lane (an immediate or a word-array element is broadcast), whole vec
 move between memory and registers with vld/vst, and the shuffles move words between
 lanes. Single-word ld/st have no vector meaning there.
 
-The model (`model.py`) executes Programs; emitters (`emit/`) print them. Anything a
-backend emits is first built here, so it is first executed here.
+A Loop rolls a core: a head Program, a body Program run a fixed, public number of
+times, and a tail Program, joined by values carried from one to the next (a Program's
+`inputs` are values it does not define, its `outputs` the values it hands on). Each
+iteration of the body reads its round keys through a window into the schedule.
+
+The model (`model.py`) executes Programs and Loops; emitters (`emit/`) print them.
+Anything a backend emits is first built here, so it is first executed here.
 """
 
 from __future__ import annotations
@@ -89,6 +94,8 @@ class Program:
     memories: tuple[Memory, ...]
     ops: list[Op] = field(default_factory=list)
     lanes: int = 1          # words per value: > 1 for a vector program
+    inputs: tuple[str, ...] = ()    # values defined before the first op (a loop's carried state)
+    outputs: tuple[str, ...] = ()   # values handed on after the last op
 
     @property
     def vector_bytes(self) -> int:
@@ -115,8 +122,13 @@ def check(program: Program) -> None:
     """Structural checks: known opcodes, single assignment, defined-before-use,
     in-bounds constant memory offsets, writable stores."""
     mask = (1 << program.bits) - 1
-    defined: set[str] = set()
     mems = {m.name: m for m in program.memories}
+    for name in program.inputs:
+        if not _NAME.match(name) or keyword.iskeyword(name) or name in mems:
+            raise ProgramError(f"{program.name}: bad input name {name!r}")
+    if len(set(program.inputs)) != len(program.inputs):
+        raise ProgramError(f"{program.name}: an input is listed twice")
+    defined: set[str] = set(program.inputs)
     if program.lanes < 1 or program.lanes & (program.lanes - 1):
         raise ProgramError(f"{program.name}: {program.lanes} lanes (a power of two, at least 1)")
     for i, op in enumerate(program.ops):
@@ -125,6 +137,9 @@ def check(program: Program) -> None:
             raise ProgramError(f"{program.name}: op {i} ({op}): {problem}")
         if op.dst is not None:
             defined.add(op.dst)
+    for name in program.outputs:
+        if name not in defined or name in program.inputs:
+            raise ProgramError(f"{program.name}: output {name!r} is not a value the program computes")
 
 
 def _check_op(op: Op, bits: int, mask: int, defined: set, mems: dict) -> str | None:
@@ -232,8 +247,8 @@ def _value_operands(op: Op) -> tuple:
 
 
 def eliminate_dead_code(program: Program) -> None:
-    """Drop ops whose values are never used (stores and notes are roots)."""
-    live: set[str] = set()
+    """Drop ops whose values are never used (stores, notes and outputs are roots)."""
+    live: set[str] = set(program.outputs)
     kept = []
     for op in reversed(program.ops):
         if op.dst is None or op.dst in live:
@@ -242,14 +257,111 @@ def eliminate_dead_code(program: Program) -> None:
     program.ops = list(reversed(kept))
 
 
+@dataclass(frozen=True)
+class Loop:
+    """`head`, then `body` `times` times, then `tail`: a rolled core. The carried state is
+    head.outputs -> body.inputs, body.outputs -> the next iteration's body.inputs, and
+    finally tail.inputs, position by position; body.inputs and tail.inputs are the same
+    names (the variables the loop updates). Iteration r (r = 0..times-1, in descending
+    order when `descending`) reads the word memory `window` (a memory of the body) as
+    the elements `keys`[base + stride * r ...] (a memory of head and tail)."""
+    name: str
+    head: Program
+    body: Program
+    tail: Program
+    times: int
+    window: str
+    keys: str
+    base: int
+    stride: int
+    descending: bool = False
+
+    @property
+    def bits(self) -> int:
+        return self.head.bits
+
+    @property
+    def lanes(self) -> int:
+        return self.head.lanes
+
+    @property
+    def memories(self) -> tuple[Memory, ...]:
+        """The memories of the whole core (the window is a view into `keys`)."""
+        out = {m.name: m for m in self.head.memories + self.tail.memories}
+        return tuple(out.values())
+
+    def memory(self, name: str) -> Memory:
+        return {m.name: m for m in self.memories}[name]
+
+    def iterations(self) -> range:
+        return range(self.times - 1, -1, -1) if self.descending else range(self.times)
+
+    def pieces(self) -> tuple[Program, Program, Program]:
+        return self.head, self.body, self.tail
+
+    def alu_count(self) -> int:
+        """Operations executed per run (the body counted `times` times), as Program.alu_count."""
+        return self.times * self.body.alu_count() + self.head.alu_count() + self.tail.alu_count()
+
+    def count(self, *codes: str) -> int:
+        """Ops of these codes executed per run, as Program.count."""
+        return self.times * self.body.count(*codes) + self.head.count(*codes) + self.tail.count(*codes)
+
+    def static_alu_count(self) -> int:
+        """Operations written out: what the rolled form saves in code."""
+        return sum(p.alu_count() for p in self.pieces())
+
+    def replace(self, head: Program, body: Program, tail: Program) -> "Loop":
+        """The same loop over rewritten pieces (vectorized, fused)."""
+        return Loop(self.name, head, body, tail, self.times, self.window, self.keys, self.base,
+                    self.stride, self.descending)
+
+
+def check_loop(loop: Loop) -> None:
+    """Each piece checked; the carried state has one shape throughout; the window stays
+    inside the key memory on every iteration; no name is defined twice across pieces."""
+    head, body, tail = loop.pieces()
+    for p in loop.pieces():
+        check(p)
+    if len({p.bits for p in loop.pieces()}) != 1 or len({p.lanes for p in loop.pieces()}) != 1:
+        raise ProgramError(f"{loop.name}: the pieces differ in word width or lanes")
+    if loop.times < 1:
+        raise ProgramError(f"{loop.name}: a loop of {loop.times} iterations")
+    if body.inputs != tail.inputs or not (len(head.outputs) == len(body.inputs) == len(body.outputs)):
+        raise ProgramError(f"{loop.name}: the carried state differs between head, body and tail")
+    window = body.memory(loop.window)
+    keys = head.memory(loop.keys)
+    if window.kind != "words" or keys.kind != "words" or window.writable or tail.memory(loop.keys) != keys:
+        raise ProgramError(f"{loop.name}: the window must be a read-only view into word memory {loop.keys}")
+    for r in (0, loop.times - 1):
+        start = loop.base + loop.stride * r
+        if start < 0 or start + window.length > keys.length:
+            raise ProgramError(f"{loop.name}: iteration {r} reads {loop.keys}[{start}..{start + window.length})")
+    seen: set[str] = set()
+    for p in loop.pieces():
+        names = {op.dst for op in p.ops if op.dst is not None}
+        if p is not tail:
+            names |= set(p.inputs)
+        if names & seen:
+            raise ProgramError(f"{loop.name}: {sorted(names & seen)[0]!r} is defined in two pieces")
+        seen |= names
+
+
 class Builder:
     """Appends ops to a Program, handing out fresh single-assignment names."""
 
     def __init__(self, program: Program):
         self.program = program
         self._used: dict[str, int] = {}
-        self._issued: set[str] = {m.name for m in program.memories}  # never shadow a memory
+        self._issued: set[str] = set()
         self.prefix = ""
+        self.switch(program)
+
+    def switch(self, program: Program) -> None:
+        """Append to `program` from now on, never reusing a name handed out before: the
+        pieces of a Loop share one C scope chain, so their names must all differ."""
+        self.program = program
+        self._issued |= {m.name for m in program.memories} | set(program.inputs)  # never shadow these
 
     def fresh(self, hint: str) -> str:
         base = f"{self.prefix}{hint}"

@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .ir import Builder, Memory, Program, ProgramError, check
+from .ir import Builder, Loop, Memory, Program, ProgramError, check, check_loop
 
 GROUP_WORDS = 8          # words per lane group: a 16*B-bit layout reads 16*B bytes as 8 words
 MAX_STAGES = 6
@@ -141,27 +141,36 @@ def _run_network(bld: Builder, vectors: list[str], stages, hint: str) -> list[st
     return vectors
 
 
-def vectorize(program: Program, lanes: int) -> Program:
+def vectorize(program: Program | Loop, lanes: int) -> Program | Loop:
     """`program` (one lane group from memory `in` to memory `out`, as GROUP_WORDS words
-    read by 32-bit or word-sized ld and written by st) on `lanes` groups at once."""
+    read by 32-bit or word-sized ld and written by st) on `lanes` groups at once. A
+    Loop piece by piece: its head loads and transposes, its tail transposes back and
+    stores, its body and carried state stay in lanes."""
+    if isinstance(program, Loop):
+        loop = program.replace(*(vectorize(p, lanes) for p in program.pieces()))
+        check_loop(loop)
+        return loop
     check(program)
     bits = program.bits
     wbytes = bits // 8
     group_bytes = GROUP_WORDS * wbytes
+    present = {m.name for m in program.memories}
     for name in ("in", "out"):
-        if program.memory(name).length != group_bytes:
+        if name in present and program.memory(name).length != group_bytes:
             raise ProgramError(f"{program.name}: memory {name} is not {GROUP_WORDS} words")
     memories = tuple(Memory(m.name, m.kind, m.length * lanes, m.writable) if m.name in ("in", "out") else m
                      for m in program.memories)
-    out = Program(f"{program.name}_x{lanes}", bits, memories, lanes=lanes)
+    out = Program(f"{program.name}_x{lanes}", bits, memories, lanes=lanes, inputs=program.inputs)
     bld = Builder(out)
     load, store, word_of = networks(bits, lanes)
     vbytes = out.vector_bytes
 
-    bld.note(f"load {lanes} lane groups and transpose: vector m holds word m of every group")
-    rows = [bld.vld("in", i * vbytes, hint="row") for i in range(GROUP_WORDS)]
-    cols = _run_network(bld, rows, load, "tin")
-    word = {w: cols[i] for i, w in enumerate(word_of)}
+    word = {}
+    if program.count("ld"):
+        bld.note(f"load {lanes} lane groups and transpose: vector m holds word m of every group")
+        rows = [bld.vld("in", i * vbytes, hint="row") for i in range(GROUP_WORDS)]
+        cols = _run_network(bld, rows, load, "tin")
+        word = {w: cols[i] for i, w in enumerate(word_of)}
     rename: dict[str, str] = {}
     stored: dict[int, str] = {}     # byte offset in the group -> value stored there
     low_half = (1 << 32) - 1
@@ -194,6 +203,10 @@ def vectorize(program: Program, lanes: int) -> Program:
             out.ops.append(type(op)(op.code, dst, args))
             rename[op.dst] = dst
 
+    out.outputs = tuple(operand(a) for a in program.outputs)
+    if not stored:
+        check(out)
+        return out
     results, used = [], 0
     for w in word_of:
         whole = stored.get(w * wbytes)

@@ -13,7 +13,7 @@ from collections.abc import MutableMapping, Sequence
 
 from . import reference
 from .errors import AesgenError
-from .ir import Program, check
+from .ir import Loop, Program, check, check_loop
 
 
 class ModelError(AesgenError):
@@ -28,16 +28,20 @@ def _store(buf, offset: int, nbytes: int, value: int) -> None:
     buf[offset:offset + nbytes] = (value & ((1 << (8 * nbytes)) - 1)).to_bytes(nbytes, "little")
 
 
-def execute(program: Program, memories: MutableMapping[str, object]) -> None:
+def execute(program: Program, memories: MutableMapping[str, object],
+            inputs: Sequence[int] = ()) -> list[int]:
     """Run `program` on `memories` (name -> bytearray for byte memories, list of ints
-    for word memories). Stores write into those objects. A vector program's values are
+    for word memories) and the values of its `inputs`; return the values of its
+    `outputs`. Stores write into those objects. A vector program's values are
     integers of lanes * bits bits, lane i in bits [i * bits, (i + 1) * bits)."""
     check(program)
     bits, lanes = program.bits, program.lanes
     word = (1 << bits) - 1
     spread = sum(1 << (i * bits) for i in range(lanes))   # word -> the same word in every lane
     mask = word * spread
-    v: dict[str, int] = {}
+    if len(inputs) != len(program.inputs):
+        raise ModelError(f"{program.name}: {len(inputs)} input values for {len(program.inputs)} inputs")
+    v: dict[str, int] = dict(zip(program.inputs, inputs))
 
     def val(a) -> int:
         return v[a] if isinstance(a, str) else a * spread
@@ -108,6 +112,24 @@ def execute(program: Program, memories: MutableMapping[str, object]) -> None:
         else:  # check() rejects unknown opcodes; this is unreachable
             raise ModelError(f"{program.name}: no meaning for opcode {c}")
         v[op.dst] = r
+    return [v[name] for name in program.outputs]
+
+
+def run(core: Program | Loop, memories: MutableMapping[str, object]) -> None:
+    """Execute a core as the C runs it: a Program once; a Loop's head, then its body
+    once per iteration (in the loop's order) on that iteration's key window and the
+    state the previous piece handed on, then its tail."""
+    if isinstance(core, Program):
+        execute(core, memories)
+        return
+    check_loop(core)
+    state = execute(core.head, memories)
+    length = core.body.memory(core.window).length
+    for r in core.iterations():
+        start = core.base + core.stride * r
+        window = list(memories[core.keys][start:start + length])
+        state = execute(core.body, {**memories, core.window: window}, state)
+    execute(core.tail, memories, state)
 
 
 def _pieces(x: int, size: int, count: int) -> list[int]:
@@ -181,7 +203,7 @@ def _allocate(programs: Sequence[Program], memories: dict) -> None:
 
 
 def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program],
-                        core: Program, blocks: int, trials: int, seed: int) -> None:
+                        core: Program | Loop, blocks: int, trials: int, seed: int) -> None:
     """Run key set-up programs (memory `key` in, round keys out) and then the core
     (`in` -> `out`, `blocks` blocks) for the FIPS-197 key and `trials` random keys and
     blocks; raise ModelError on the first disagreement with the reference AES."""
@@ -200,7 +222,7 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
             execute(p, mem)
         _allocate([core], mem)
         mem["in"][:] = data
-        execute(core, mem)
+        run(core, mem)
         for b in range(blocks):
             block = data[16 * b:16 * b + 16]
             expect_equal(f"{name}: key {key.hex()}, block {b} ({block.hex()})",

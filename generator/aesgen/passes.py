@@ -10,7 +10,7 @@ by hand.
 
 from __future__ import annotations
 
-from .ir import LOGIC_OPS, Op, Program, _value_operands, check
+from .ir import LOGIC_OPS, Loop, Op, Program, _value_operands, check, check_loop
 
 
 def _evaluate(code: str, args: list[int], table: int | None = None) -> int:
@@ -51,10 +51,15 @@ def _table(leaves: tuple, code: str, operands: list, exprs: dict, table: int | N
     return out
 
 
-def fuse_ternary(program: Program) -> Program:
+def fuse_ternary(program: Program | Loop) -> Program | Loop:
+    """A Loop piece by piece (the carried state is never absorbed: outputs count as uses)."""
+    if isinstance(program, Loop):
+        loop = program.replace(*(fuse_ternary(p) for p in program.pieces()))
+        check_loop(loop)
+        return loop
     check(program)
     ops = program.ops
-    uses: dict[str, int] = {}
+    uses: dict[str, int] = {name: 1 for name in program.outputs}
     for op in ops:
         for a in _value_operands(op):
             if isinstance(a, str):
@@ -96,6 +101,7 @@ def fuse_ternary(program: Program) -> Program:
             absorbed.update(index[a] for a in chosen)
             rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
     out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
-    result = Program(program.name, program.bits, program.memories, out, program.lanes)
+    result = Program(program.name, program.bits, program.memories, out, program.lanes,
+                     program.inputs, program.outputs)
     check(result)
     return result

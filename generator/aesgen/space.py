@@ -5,9 +5,9 @@ names none.
 Two kinds of parameter:
   - a *choice* (interleave, key policy, lane width, scheduling): applying a profile
     replaces the target's list with the winner;
-  - an *ordered* list (encrypt/decrypt algorithms): every algorithm listed is emitted and
-    the first is the backend's default, so applying a profile moves the winner first
-    and the others stay available (and tested).
+  - an *ordered* list (encrypt/decrypt algorithms, the software unroll): every value
+    listed is emitted and the first is the backend's default, so applying a profile
+    moves the winner first and the others stay available (and tested).
 A parameter may concern one direction only (decrypt: dec); winners for the other
 direction ignore it.
 """
@@ -29,8 +29,10 @@ class Space:
         return self.direction_of.get(param, direction) == direction
 
 
-# the keyword arguments of a Space whose [variants] list algorithms per direction
-ALGORITHM_LISTS = dict(ordered=frozenset({"encrypt", "decrypt"}), direction_of={"encrypt": "enc", "decrypt": "dec"})
+# the keyword arguments of a Space whose [variants] list algorithms per direction and
+# unroll forms (algorithm.aes.UNROLLS) for both
+ALGORITHM_LISTS = dict(ordered=frozenset({"encrypt", "decrypt", "unroll"}),
+                       direction_of={"encrypt": "enc", "decrypt": "dec"})
 
 
 class SpaceError(AesgenError):

@@ -2,7 +2,8 @@
 GHASH, and one way of computing it).
 
 The canonical procedural name says what before the double underscore and how after it:
-    aes<key_bits>_<enc|dec>__<target>_<how>      e.g. aes128_enc__portable_fixslice64
+    aes<key_bits>_<enc|dec>__<target>_<how>      e.g. aes128_enc__portable_fixslice64,
+                                                  aes128_enc__portable_fixslice64_loop4 (rolled)
     ghash__<target>_<how>                         e.g. ghash__portable_x4 (target ghash-portable)
 The same string is the C descriptor symbol (prefixed `aesgen_`), the file stem, the
 registry entry and the --filter key.
@@ -44,8 +45,10 @@ class Variant:
     def backend(self) -> str:
         return self.target.backend_pattern.format(**dict(self.params))
 
-    def param(self, key: str):
-        return dict(self.params)[key]
+    def param(self, key: str, *default):
+        """A parameter's value; with a default, for parameters only some variants state
+        (unroll is stated only when it is not "full", so those names stay as they were)."""
+        return dict(self.params).get(key, *default) if default else dict(self.params)[key]
 
     def describe(self) -> str:
         """Every parameter on one line, for headers and `list`."""
@@ -62,3 +65,10 @@ def select(variants: list[Variant], patterns: list[str] | None) -> list[Variant]
     if not patterns:
         return list(variants)
     return [v for v in variants if any(fnmatch.fnmatchcase(v.name, p) for p in patterns)]
+
+
+def unroll_param(unroll: str) -> tuple[tuple[tuple[str, object], ...], str]:
+    """The parameter and name suffix of a software variant's unroll: none for "full"
+    (the default, and the names every variant had before unroll was a parameter),
+    ("unroll", u) and "_<u>" otherwise."""
+    return ((), "") if unroll == "full" else ((("unroll", unroll),), f"_{unroll}")

@@ -6,7 +6,9 @@ import unittest
 from aesgen import reference
 from aesgen.algorithm import aes, circuits
 from aesgen.algorithm.bitsliced import Layout
-from aesgen.ir import Builder, Memory, Op, Program, ProgramError, check
+import dataclasses
+
+from aesgen.ir import Builder, Loop, Memory, Op, Program, ProgramError, check, check_loop
 from aesgen.model import ModelError, execute, verify_block_cipher
 
 
@@ -129,6 +131,55 @@ class Programs(unittest.TestCase):
         p.ops = [Op("ld", "a", ("m", 0, 32)), Op("not", "a", ("a",))]
         with self.assertRaisesRegex(ProgramError, "assigned twice"):
             check(p)
+
+
+class Rolled(unittest.TestCase):
+    """unroll = "loop4": the 4-round period as a loop, checked by the model as the C runs it."""
+    SBOX, INV = Programs.SBOX, Programs.INV
+
+    def core(self, layout, key_bits, direction, alg, unroll):
+        if direction == "enc":
+            return aes.fixsliced_encrypt(layout, key_bits, self.SBOX, unroll)
+        return aes.decrypt(layout, key_bits, alg, self.INV, unroll)
+
+    def test_every_rolled_core_agrees_with_reference_and_does_the_same_work(self):
+        for bits in (32, 64):
+            layout = Layout(bits)
+            for key_bits in (128, 192, 256):
+                for direction, alg in (("enc", "fixslice"), ("dec", "fixslice"), ("dec", "bitslice")):
+                    keys = (aes.key_expansion(key_bits, self.SBOX), aes.pack_round_keys(layout, key_bits, alg))
+                    loop = self.core(layout, key_bits, direction, alg, "loop4")
+                    full = self.core(layout, key_bits, direction, alg, "full")
+                    self.assertIsInstance(loop, Loop)
+                    self.assertEqual(loop.times, (aes.rounds(key_bits) - 1) // 4)
+                    self.assertEqual(loop.descending, direction == "dec")
+                    verify_block_cipher("t", key_bits, direction, keys, loop, layout.blocks, 3, 7)
+                    self.assertEqual(loop.alu_count(), full.alu_count())
+                    self.assertLess(loop.static_alu_count(), full.alu_count())
+
+    def test_a_loop_walking_the_wrong_keys_is_caught(self):
+        layout = Layout(32)
+        for direction, alg in (("enc", "fixslice"), ("dec", "fixslice"), ("dec", "bitslice")):
+            keys = (aes.key_expansion(256, self.SBOX), aes.pack_round_keys(layout, 256, alg))
+            loop = self.core(layout, 256, direction, alg, "loop4")
+            for bad in (dataclasses.replace(loop, stride=0),                    # the same 4 keys every time
+                        dataclasses.replace(loop, descending=not loop.descending),  # periods in the wrong order
+                        dataclasses.replace(loop, times=loop.times - 1)):       # one period missing
+                with self.assertRaises(ModelError):
+                    verify_block_cipher("bad", 256, direction, keys, bad, layout.blocks, 1, 5)
+
+    def test_loop_structure_checks(self):
+        loop = self.core(Layout(64), 128, "enc", "fixslice", "loop4")
+        with self.assertRaisesRegex(ProgramError, "iteration 2 reads rk"):
+            check_loop(dataclasses.replace(loop, times=3))
+        with self.assertRaisesRegex(ProgramError, "carried state"):
+            check_loop(dataclasses.replace(loop, head=dataclasses.replace(loop.head, outputs=loop.head.outputs[:7])))
+        with self.assertRaisesRegex(ProgramError, "defined in two pieces"):
+            check_loop(dataclasses.replace(loop, tail=dataclasses.replace(loop.tail, ops=loop.head.ops + loop.tail.ops)))
+        with self.assertRaisesRegex(ProgramError, "output 'nowhere'"):
+            check(dataclasses.replace(loop.body, outputs=("nowhere",)))
+        with self.assertRaisesRegex(ValueError, "unroll 'loop3'"):
+            self.core(Layout(64), 128, "enc", "fixslice", "loop3")
 
 
 if __name__ == "__main__":

@@ -106,8 +106,15 @@ class Generate(unittest.TestCase):
         rc, stdout, _ = run("list", "--filter", "aes256_dec__portable_*")
         self.assertEqual(rc, 0)
         self.assertEqual([l.split()[0] for l in stdout.splitlines()],
-                         ["aes256_dec__portable_bitslice32", "aes256_dec__portable_bitslice64",
-                          "aes256_dec__portable_fixslice32", "aes256_dec__portable_fixslice64"])
+                         [f"aes256_dec__portable_{a}{w}{u}" for a in ("bitslice", "fixslice") for w in (32, 64)
+                          for u in ("", "_loop4")])
+        rc, stdout, _ = run("list", "--filter", "*_loop4")
+        self.assertEqual(rc, 0)
+        lines = stdout.splitlines()
+        self.assertEqual(len(lines), 36)          # portable, avx2, avx512: every key size and algorithm
+        self.assertTrue(all("unroll=loop4" in l and "backend=" in l for l in lines), lines[:2])
+        rc, stdout, _ = run("list", "--filter", "aes128_enc__portable_fixslice64")
+        self.assertNotIn("unroll", stdout)        # full is the default and stays unnamed
         rc, _, err = run("generate", "--out", str(self.tmp / "x"), "--filter", "nothing*")
         self.assertEqual(rc, 1)
         self.assertIn("no variant matches", err)
@@ -175,6 +182,15 @@ class BrokenInputs(unittest.TestCase):
         self.expect_error(self.base().replace('"c_bitsliced"', '"vhdl"'), "target.emitter", "not a known emitter")
         self.expect_error(self.base().replace('decrypt = ["fixslice", "bitslice"]', 'decrypt = ["table"]'),
                           "variants.decrypt", "'table' is not a supported decryption algorithm")
+
+    def test_unsupported_unroll(self):
+        listed = 'unroll = ["full", "loop4"]'
+        self.assertIn(listed, self.base())
+        self.expect_error(self.base().replace(listed, 'unroll = ["full", "loop3"]'),
+                          "variants.unroll", "'loop3' is not a supported unroll (supported: full, loop4)")
+        self.expect_error(self.base().replace(listed, 'unroll = "loop4"'), "variants.unroll", "expected a list")
+        self.expect_error(self.base().replace(listed, 'unroll = ["loop4", "loop4"]'),
+                          "variants.unroll", "lists a value twice")
 
     def test_unknown_circuit(self):
         self.expect_error(self.base().replace('sbox = "bp113"', 'sbox = "bp115"'), "circuits.sbox", "bp115")

@@ -11,8 +11,8 @@ import unittest
 from aesgen import pipeline
 from aesgen.algorithm import aes, circuits
 from aesgen.algorithm.bitsliced import Layout
-from aesgen.emit.c_simd import ISAS, vector_statements
-from aesgen.ir import Memory, Op, Program
+from aesgen.emit.c_simd import ISAS, vector_core_statements, vector_statements
+from aesgen.ir import SHUFFLE_OPS, Memory, Op, Program
 from aesgen.lanes import GROUP_WORDS, networks, vectorize
 from aesgen.model import ModelError, execute, verify_block_cipher
 from aesgen.passes import fuse_ternary
@@ -172,6 +172,38 @@ class Printer(unittest.TestCase):
         lines = vector_statements(built.core, built.isa)
         self.assertTrue(any("_mm512_ternarylogic_epi32" in line for line in lines))
         self.assertTrue(any("_mm512_ror_epi32" in line for line in lines))
+
+
+class RolledVectors(unittest.TestCase):
+    """A rolled core on vectors: vectorized and fused piece by piece, its state kept in lanes."""
+    SBOX, INV = circuits.load("bp113"), circuits.load("cmt121")
+
+    def test_rolled_cores_vectorize_fuse_and_agree_with_reference(self):
+        for lanes, fuse in ((4, False), (8, False), (16, True)):
+            layout = Layout(32)
+            for key_bits, direction in ((128, "enc"), (192, "dec"), (256, "dec")):
+                keys = (aes.key_expansion(key_bits, self.SBOX), aes.pack_round_keys(layout, key_bits, "fixslice"))
+                core = (aes.fixsliced_encrypt(layout, key_bits, self.SBOX, "loop4") if direction == "enc"
+                        else aes.fixsliced_decrypt(layout, key_bits, self.INV, "loop4"))
+                vec = vectorize(core, lanes)
+                if fuse:
+                    vec = fuse_ternary(vec)
+                    self.assertGreater(vec.body.count("ternary"), 0)
+                self.assertEqual(vec.body.count("vld", "vst", *SHUFFLE_OPS), 0)   # no transposes in the loop
+                verify_block_cipher("t", key_bits, direction, keys, vec, lanes * layout.blocks, 1, 3)
+
+    def test_rolled_variants_print_one_loop_with_constants_before_it(self):
+        from aesgen.emit import EMITTERS
+        _, variants = pipeline.load(pipeline.Paths())
+        v = next(v for v in variants if v.name == "aes128_dec__x86_64_avx2_fixslice32_loop4")
+        built = EMITTERS["c_simd"].build(v)
+        lines = vector_core_statements(built.core, built.isa, "uint32_t")
+        loops = [i for i, line in enumerate(lines) if line.strip().startswith("for (")]
+        self.assertEqual(len(loops), 1)
+        self.assertIn("for (size_t r = 2; r-- > 0;) {", lines[loops[0]])
+        self.assertIn("const uint32_t *const rkp = rk + 8 + 32 * r;", lines[loops[0] + 1])
+        consts = [i for i, line in enumerate(lines) if re.match(r"\s*const __m256i K\d+ = ", line)]
+        self.assertTrue(consts and max(consts) < loops[0])
 
 
 if __name__ == "__main__":

@@ -85,6 +85,15 @@ class Spaces(unittest.TestCase):
         with self.assertRaisesRegex(space.SpaceError, "no tunable"):
             space.sweep_values(untunable, {}, None)
 
+    def test_unroll_is_swept_in_its_listed_order_for_both_directions(self):
+        for emitter in ("c_bitsliced", "c_simd"):
+            vals = space.sweep_values(EMITTERS[emitter], {"unroll": ["full"]}, None)
+            self.assertEqual(vals["unroll"], ["full", "loop4"])
+            self.assertTrue(EMITTERS[emitter].sweep.relevant("unroll", "enc"))
+            self.assertTrue(EMITTERS[emitter].sweep.relevant("unroll", "dec"))
+        with self.assertRaisesRegex(space.SpaceError, "not tunable"):
+            space.sweep_values(EMITTERS["x86_64_aes"], {}, ["unroll=full,loop4"])
+
     def test_direction_relevance(self):
         simd = EMITTERS["c_simd"].sweep
         self.assertFalse(simd.relevant("decrypt", "enc"))
@@ -109,6 +118,16 @@ class Points(unittest.TestCase):
                              sorted(f"{p.name}.toml" for p in pts if not p.skipped))
             names = {v.name for v in EMITTERS["x86_64_aes"].variants(ok.target)}
             self.assertEqual(names, {f"aes{k}_{d}__tune00_x86_64_aesni_x1" for k in (128, 256) for d in ("enc", "dec")})
+
+    def test_unroll_points_each_build_one_unroll(self):
+        with tempfile.TemporaryDirectory() as d:
+            sweep = {"unroll": ["full", "loop4"], "decrypt": ["fixslice"]}
+            pts = points.write_points(target("x86_64-avx512"), sweep, [128], Path(d), EMITTERS)
+            names = [sorted(v.name for v in EMITTERS["c_simd"].variants(p.target)) for p in pts]
+            self.assertEqual(names, [
+                ["aes128_dec__tune00_x86_64_avx512_fixslice32", "aes128_enc__tune00_x86_64_avx512_fixslice32"],
+                ["aes128_dec__tune01_x86_64_avx512_fixslice32_loop4",
+                 "aes128_enc__tune01_x86_64_avx512_fixslice32_loop4"]])
 
     def test_backend_pattern_keeps_placeholders(self):
         self.assertEqual(points.backend_pattern(3, "portable{word_bits}"), "tune03-{word_bits}")
@@ -180,9 +199,21 @@ class Profiles(unittest.TestCase):
                                              ("lane_bits", 32)), 1.0)])
             _, variants = pipeline.load(self.paths(d))
             dec = {v.param("algorithm"): v.rank for v in variants
-                   if v.target.name == "x86_64-avx2" and v.key_bits == 256 and v.direction == "dec"}
+                   if v.target.name == "x86_64-avx2" and v.key_bits == 256 and v.direction == "dec"
+                   and v.param("unroll", "full") == "full"}
             self.assertEqual(set(dec), {"bitslice", "fixslice"})
             self.assertLess(dec["bitslice"], dec["fixslice"])          # lower rank wins dispatch
+
+    def test_an_unroll_choice_puts_the_rolled_variants_first_and_keeps_the_full_ones(self):
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            self.write(d, target_name="portable", choices=[
+                profiles.Choice(128, "enc", (("unroll", "loop4"),), 1.0)])
+            _, variants = pipeline.load(self.paths(d))
+            enc = {v.name: v.rank for v in variants if v.target.name == "portable" and v.key_bits == 128
+                   and v.direction == "enc" and v.param("word_bits") == 64}
+            self.assertEqual(set(enc), {"aes128_enc__portable_fixslice64", "aes128_enc__portable_fixslice64_loop4"})
+            self.assertLess(enc["aes128_enc__portable_fixslice64_loop4"], enc["aes128_enc__portable_fixslice64"])
 
     def test_a_profile_written_without_applied_changes_nothing(self):
         with tempfile.TemporaryDirectory() as d:

@@ -4,6 +4,7 @@ Encryption is fully fixsliced (Adomnicai-Peyrin): ShiftRows is never applied to 
 state; round i uses MixColumns conjugated by SR^(i mod 4) and round key SR^-(i mod 4)(k_i);
 one SR^2 resynchronises AES-128/256 before the last round. Decryption runs either plain
 bitsliced inverse rounds or the fixsliced rounds backwards on the encryption's round keys.
+Each core is fully unrolled, or rolled into a loop over the 4-round period (`UNROLLS`).
 In all of them the S-box constant 0x63 lives in round keys 1..Nr
 (the circuits' XNORs are emitted as XOR), which is legal because MixColumns, its inverse
 and ShiftRows map a state of equal bytes to itself.
@@ -12,7 +13,9 @@ and ShiftRows map a state of equal bytes to itself.
 from __future__ import annotations
 
 from .. import reference
-from ..ir import Builder, Memory, Program, eliminate_dead_code
+import dataclasses
+
+from ..ir import Builder, Loop, Memory, Program, check_loop, eliminate_dead_code
 from .bitsliced import Layout
 from .circuits import Circuit
 
@@ -21,6 +24,10 @@ _SBOX_CONSTANT_SLICES = tuple(k for k in range(8) if (0x63 >> k) & 1)
 
 ENCRYPT_ALGORITHMS = ("fixslice",)
 DECRYPT_ALGORITHMS = ("bitslice", "fixslice")
+# how the rounds are written out: "full" straight-line, or "loop4", a loop over
+# fixslicing's 4-round period (the first listed is the default)
+UNROLLS = ("full", "loop4")
+PERIOD = 4      # MixColumns frames repeat every 4 rounds
 
 
 def rounds(key_bits: int) -> int:
@@ -129,75 +136,155 @@ def _finish_core(prog: Program, bld: Builder, layout: Layout, s: list[str]) -> P
     return prog
 
 
-def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit) -> Program:
+def _core(layout: Layout, key_bits: int, name: str, unroll: str, first, middle, last,
+          descending: bool) -> Program | Loop:
+    """A batch core from its three parts: `first(bld, s)` (the rounds before rounds
+    1..Nr-1), `middle(bld, s, i, label, keys, index)` (round i of 1..Nr-1, its round key
+    at word-memory `keys` slot `index`), `last(bld, s)` (what follows them). The middle
+    rounds run in descending order for decryption.
+
+    unroll "full": one straight-line program. "loop4": fixslicing's period (rounds
+    4r+1..4r+4, the four MixColumns frames) is a loop body whose round keys are a window
+    walking the schedule 4 keys per iteration; the middle rounds that do not fill a
+    period and the first and last parts are straight-line, before (decryption) or after
+    (encryption) the loop."""
+    nr = rounds(key_bits)
+    prog, bld, s = _core_program(layout, key_bits, name)
+    s = first(bld, s)
+    order = range(nr - 1, 0, -1) if descending else range(1, nr)
+    if unroll == "full":
+        for i in order:
+            s = middle(bld, s, i, f"round {i}", "rk", i)
+        return _finish_core(prog, bld, layout, last(bld, s))
+    if unroll not in UNROLLS:
+        raise ValueError(f"unroll {unroll!r} (supported: {', '.join(UNROLLS)})")
+    times = (nr - 1) // PERIOD
+    rolled = range(1, PERIOD * times + 1)
+    for i in order:
+        if descending and i not in rolled:
+            s = middle(bld, s, i, f"round {i}", "rk", i)
+    head = dataclasses.replace(prog, name=f"{name}_head", outputs=tuple(s))
+    eliminate_dead_code(head)
+    state = tuple(f"s{k}" for k in range(8))
+    body = Program(f"{name}_body", layout.word_bits, (Memory("rkp", "words", 8 * PERIOD, False),), inputs=state)
+    bld.switch(body)
+    bld.note(("rounds 4r+4..4r+1, in frames 0, 3, 2, 1" if descending else "rounds 4r+1..4r+4, in frames 1, 2, 3, 0")
+             + "; rkp holds round keys 4r+1..4r+4")
+    t = list(state)
+    for k in (range(PERIOD, 0, -1) if descending else range(1, PERIOD + 1)):
+        t = middle(bld, t, k, f"round 4r+{k}", "rkp", k - 1)
+    body = dataclasses.replace(body, outputs=tuple(t))
+    eliminate_dead_code(body)
+    tail = Program(f"{name}_tail", layout.word_bits, prog.memories, inputs=state)
+    bld.switch(tail)
+    t = list(state)
+    for i in order:
+        if not descending and i not in rolled:
+            t = middle(bld, t, i, f"round {i}", "rk", i)
+    tail = _finish_core(tail, bld, layout, last(bld, t))
+    loop = Loop(name, head, body, tail, times, "rkp", "rk", base=8, stride=8 * PERIOD, descending=descending)
+    check_loop(loop)
+    return loop
+
+
+def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit, unroll: str = "full") -> Program | Loop:
     """Encrypt B blocks from `in` to `out` (all loads come before any store, so in == out is fine)."""
     nr = rounds(key_bits)
-    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_encrypt_fixslice{layout.word_bits}")
-    s = layout.add_round_key(bld, s, "rk", 0)
-    for i in range(1, nr):
+
+    def first(bld, s):
+        return layout.add_round_key(bld, s, "rk", 0)
+
+    def middle(bld, s, i, label, keys, index):
         e = i % 4
-        bld.note(f"round {i}: SubBytes, MixColumns in frame {e}, AddRoundKey")
+        bld.note(f"{label}: SubBytes, MixColumns in frame {e}, AddRoundKey")
         bld.prefix = f"r{i}_"
         s = sbox.apply(bld, s)
         s = layout.mix_columns(bld, s, e)
         bld.prefix = ""
-        s = layout.add_round_key(bld, s, "rk", i)
-    bld.prefix = f"r{nr}_"
-    if nr % 4 == 2:
-        bld.note(f"round {nr}: ShiftRows^2 back to the true frame, SubBytes, AddRoundKey")
-        s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
-    else:
-        bld.note(f"round {nr}: SubBytes, AddRoundKey (frame {nr % 4} is the true frame)")
-    s = sbox.apply(bld, s)
-    bld.prefix = ""
-    s = layout.add_round_key(bld, s, "rk", nr)
-    return _finish_core(prog, bld, layout, s)
+        return layout.add_round_key(bld, s, keys, index)
+
+    def last(bld, s):
+        bld.prefix = f"r{nr}_"
+        if nr % 4 == 2:
+            bld.note(f"round {nr}: ShiftRows^2 back to the true frame, SubBytes, AddRoundKey")
+            s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+        else:
+            bld.note(f"round {nr}: SubBytes, AddRoundKey (frame {nr % 4} is the true frame)")
+        s = sbox.apply(bld, s)
+        bld.prefix = ""
+        return layout.add_round_key(bld, s, "rk", nr)
+
+    return _core(layout, key_bits, f"aes{key_bits}_encrypt_fixslice{layout.word_bits}", unroll,
+                 first, middle, last, descending=False)
 
 
-def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
+def bitsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit, unroll: str = "full") -> Program | Loop:
     """Decrypt B blocks with the straight inverse cipher: AddRoundKey, InvMixColumns,
     InvShiftRows, InvSubBytes per round, on plain (frame 0) round keys."""
     nr = rounds(key_bits)
-    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_bitslice{layout.word_bits}")
-    for i in range(nr, 0, -1):
-        s = layout.add_round_key(bld, s, "rk", i)
-        bld.note(f"round {i}: " + ("InvMixColumns, " if i < nr else "") + "InvShiftRows, InvSubBytes")
+
+    def inverse_round(bld, s, i, label, keys, index):
+        s = layout.add_round_key(bld, s, keys, index)
+        bld.note(f"{label}: " + ("InvMixColumns, " if i < nr else "") + "InvShiftRows, InvSubBytes")
         bld.prefix = f"r{i}_"
         if i < nr:
             s = layout.inv_mix_columns(bld, s, 0)
         s = [layout.shift_rows(bld, s[k], -1) for k in range(8)]
         s = inv_sbox.apply(bld, s)
         bld.prefix = ""
-    s = layout.add_round_key(bld, s, "rk", 0)
-    return _finish_core(prog, bld, layout, s)
+        return s
+
+    def first(bld, s):
+        return inverse_round(bld, s, nr, f"round {nr}", "rk", nr)
+
+    def last(bld, s):
+        return layout.add_round_key(bld, s, "rk", 0)
+
+    return _core(layout, key_bits, f"aes{key_bits}_decrypt_bitslice{layout.word_bits}", unroll,
+                 first, inverse_round, last, descending=True)
 
 
-def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit) -> Program:
+def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit, unroll: str = "full") -> Program | Loop:
     """Decrypt B blocks by running the fixsliced encryption backwards on the same
     (frame-shifted) round keys: InvMixColumns in frame i mod 4, no ShiftRows except
     the SR^2 that undoes the encryption's resynchronisation."""
     nr = rounds(key_bits)
-    prog, bld, s = _core_program(layout, key_bits, f"aes{key_bits}_decrypt_fixslice{layout.word_bits}")
-    s = layout.add_round_key(bld, s, "rk", nr)
-    bld.prefix = f"r{nr}_"
-    if nr % 4 == 2:
-        bld.note(f"round {nr}: InvSubBytes, ShiftRows^2 back into frame {(nr - 1) % 4}")
-        s = inv_sbox.apply(bld, s)
-        s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
-    else:
-        bld.note(f"round {nr}: InvSubBytes")
-        s = inv_sbox.apply(bld, s)
-    bld.prefix = ""
-    for i in range(nr - 1, 0, -1):
-        s = layout.add_round_key(bld, s, "rk", i)
+
+    def first(bld, s):
+        s = layout.add_round_key(bld, s, "rk", nr)
+        bld.prefix = f"r{nr}_"
+        if nr % 4 == 2:
+            bld.note(f"round {nr}: InvSubBytes, ShiftRows^2 back into frame {(nr - 1) % 4}")
+            s = inv_sbox.apply(bld, s)
+            s = [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+        else:
+            bld.note(f"round {nr}: InvSubBytes")
+            s = inv_sbox.apply(bld, s)
+        bld.prefix = ""
+        return s
+
+    def middle(bld, s, i, label, keys, index):
+        s = layout.add_round_key(bld, s, keys, index)
         e = i % 4
-        bld.note(f"round {i}: InvMixColumns in frame {e}, InvSubBytes")
+        bld.note(f"{label}: InvMixColumns in frame {e}, InvSubBytes")
         bld.prefix = f"r{i}_"
         s = layout.inv_mix_columns(bld, s, e)
         s = inv_sbox.apply(bld, s)
         bld.prefix = ""
-    s = layout.add_round_key(bld, s, "rk", 0)
-    return _finish_core(prog, bld, layout, s)
+        return s
+
+    def last(bld, s):
+        return layout.add_round_key(bld, s, "rk", 0)
+
+    return _core(layout, key_bits, f"aes{key_bits}_decrypt_fixslice{layout.word_bits}", unroll,
+                 first, middle, last, descending=True)
+
+
+def decrypt(layout: Layout, key_bits: int, algorithm: str, inv_sbox: Circuit, unroll: str = "full") -> Program | Loop:
+    """The decryption core of `algorithm` (DECRYPT_ALGORITHMS)."""
+    if algorithm == "fixslice":
+        return fixsliced_decrypt(layout, key_bits, inv_sbox, unroll)
+    return bitsliced_decrypt(layout, key_bits, inv_sbox, unroll)
 
 
 def _xtime_packed(bld: Builder, x: str, hint: str) -> str:

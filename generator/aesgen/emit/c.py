@@ -8,7 +8,9 @@ correct on any alignment and byte order.
 
 from __future__ import annotations
 
-from ..ir import Program, check
+from collections.abc import Callable
+
+from ..ir import Loop, Program, check, check_loop
 
 C_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
 
@@ -85,3 +87,26 @@ def statements(program: Program, indent: str = "    ") -> list[str]:
             rhs = f"({ty})({rhs})"   # integer promotion would keep high bits
         lines.append(f"{indent}const {ty} {op.dst} = {rhs};")
     return lines
+
+
+def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[str]], state_type: str,
+                    word: str, indent: str = "    ") -> list[str]:
+    """A batch core as C lines: a Program through `piece(program, indent)`; a Loop as its
+    head, the carried state in variables of `state_type`, a `for` over the iterations
+    whose body sees its round-key window as a `const word *`, then its tail."""
+    if isinstance(core, Program):
+        return piece(core, indent)
+    check_loop(core)
+    inner = indent + "    "
+    lines = piece(core.head, indent)
+    lines += [f"{indent}{state_type} {s} = {h};" for s, h in zip(core.body.inputs, core.head.outputs)]
+    if core.descending:
+        lines.append(f"{indent}for (size_t r = {core.times}; r-- > 0;) {{")
+    else:
+        lines.append(f"{indent}for (size_t r = 0; r < {core.times}; r++) {{")
+    lines.append(f"{inner}const {word} *const {c_name(core.window)} = {c_name(core.keys)} + {core.base} + "
+                 f"{core.stride} * r;")
+    lines += piece(core.body, inner)
+    lines += [f"{inner}{s} = {o};" for s, o in zip(core.body.inputs, core.body.outputs)]
+    lines.append(f"{indent}}}")
+    return lines + piece(core.tail, indent)

@@ -1,7 +1,8 @@
 """Emitter `c_bitsliced`: portable constant-time C11 over 32- or 64-bit words.
 
-No intrinsics and no assembly: fixsliced encryption and bitsliced inverse-round
-decryption, each fully unrolled per key size, with a table-free key schedule. Each
+No intrinsics and no assembly: fixsliced encryption and fixsliced or bitsliced
+inverse-round decryption, each fully unrolled per key size or rolled into a loop over
+the 4-round period (`unroll`), with a table-free key schedule. Each
 variant's programs are executed by the model before the file is rendered.
 """
 
@@ -12,12 +13,12 @@ from dataclasses import dataclass
 
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
-from ..ir import Program
+from ..ir import Loop, Program
 from ..features import c_mask
 from ..model import verify_block_cipher
 from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, one_of
-from ..variants import Variant
+from ..variants import Variant, unroll_param
 from . import c
 from .base import Emitter
 
@@ -34,7 +35,43 @@ class Built:
     variant: Variant
     layout: Layout
     key_programs: tuple[Program, ...]   # expansion (32-bit), then round-key packing
-    core: Program
+    core: Program | Loop
+
+
+# every unroll listed is emitted; the first is the default (dispatch prefers it)
+UNROLL_FIELD = Field(list, item=str, required=False, default=["full"], check=one_of(aes.UNROLLS, "unroll"))
+
+
+def software_variants(target: Target, spec: dict, params, how) -> list[Variant]:
+    """Variants of a software target, for each (key size, direction, algorithm, unroll):
+    `params(algorithm)` the emitter's parameters, `how(algorithm)` the name before the
+    unroll suffix. Rank: the target's, plus the algorithm's place in its list, plus its
+    unroll's place times the list's length (full variants first)."""
+    out = []
+    for key_bits in spec["key_bits"]:
+        for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):
+            for later, unroll in enumerate(spec["unroll"]):
+                extra, suffix = unroll_param(unroll)
+                for preference, algorithm in enumerate(algorithms):
+                    out.append(Variant(target, key_bits, direction, how(algorithm) + suffix,
+                                       params(algorithm) + extra,
+                                       target.rank + preference + later * len(algorithms)))
+    return out
+
+
+def rolled_summary(v: Variant, core: Program | Loop) -> list[str]:
+    """The header line that names a rolled core's unroll (none for a straight-line one)."""
+    if isinstance(core, Program):
+        return []
+    return [f"Unroll {v.param('unroll')}: a loop of {core.times} iterations over fixslicing's 4-round period "
+            f"({core.body.alu_count()} operations written once), the other rounds straight-line: "
+            f"{core.static_alu_count()} operations written, {core.alu_count()} executed per batch."]
+
+
+def rolled_info(v: Variant) -> str:
+    """What the runtime's info string adds for a rolled variant."""
+    unroll = v.param("unroll", "full")
+    return "" if unroll == "full" else f", rolled ({unroll})"
 
 
 class CBitslicedEmitter(Emitter):
@@ -44,13 +81,14 @@ class CBitslicedEmitter(Emitter):
     cpu_features: tuple[str, ...] = ()
     # word_bits names the backend (portable32, portable64) and both stay, so only the
     # decryption algorithm is a choice
-    sweep = Space(values={"decrypt": ("fixslice", "bitslice")}, **ALGORITHM_LISTS)
+    sweep = Space(values={"decrypt": ("fixslice", "bitslice"), "unroll": aes.UNROLLS}, **ALGORITHM_LISTS)
     schema = {
         "variants": {
             "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
             "word_bits": Field(list, item=int, check=one_of(WORD_BITS, "word width for emitter 'c_bitsliced'")),
             "encrypt": Field(list, item=str, check=one_of(aes.ENCRYPT_ALGORITHMS, "encryption algorithm")),
             "decrypt": Field(list, item=str, check=one_of(aes.DECRYPT_ALGORITHMS, "decryption algorithm")),
+            "unroll": UNROLL_FIELD,
         },
         "circuits": {
             "sbox": Field(str, check=one_of(circuits.FORWARD, "S-box circuit")),
@@ -69,13 +107,9 @@ class CBitslicedEmitter(Emitter):
         spec = target.sections["variants"]
         out = []
         for word_bits in spec["word_bits"]:
-            for key_bits in spec["key_bits"]:
-                for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):
-                    for preference, algorithm in enumerate(algorithms):
-                        params = (("algorithm", algorithm), ("word_bits", word_bits),
-                                  ("blocks", word_bits // 16))
-                        out.append(Variant(target, key_bits, direction, f"{algorithm}{word_bits}",
-                                           params, target.rank + preference))
+            out += software_variants(
+                target, spec, lambda a: (("algorithm", a), ("word_bits", word_bits), ("blocks", word_bits // 16)),
+                lambda a: f"{a}{word_bits}")
         return out
 
     processor = None       # every processor
@@ -88,15 +122,13 @@ class CBitslicedEmitter(Emitter):
         t = variant.target.sections["circuits"]
         sbox, inv_sbox = circuits.load(t["sbox"]), circuits.load(t["inv_sbox"])
         layout = Layout(variant.param("word_bits"))
-        algorithm = variant.param("algorithm")
+        algorithm, unroll = variant.param("algorithm"), variant.param("unroll", "full")
         key_programs = (aes.key_expansion(variant.key_bits, sbox),
                         aes.pack_round_keys(layout, variant.key_bits, algorithm))
         if variant.direction == "enc":
-            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox)
-        elif algorithm == "fixslice":
-            core = aes.fixsliced_decrypt(layout, variant.key_bits, inv_sbox)
+            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox, unroll)
         else:
-            core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
+            core = aes.decrypt(layout, variant.key_bits, algorithm, inv_sbox, unroll)
         return Built(variant, layout, key_programs, core)
 
     def verify(self, built: Built) -> str:
@@ -121,6 +153,7 @@ class CBitslicedEmitter(Emitter):
             f"({core_ops / (16 * built.layout.blocks):.1f} per byte), "
             f"{built.core.count('ld', 'ldw')} loads, {built.core.count('st')} stores.",
             f"Key set-up: {expand.alu_count()} operations of expansion, {pack_keys.alu_count()} of packing.",
+            *rolled_summary(v, built.core),
             f"Verified: {verified}.",
         ]
         facts = {
@@ -131,11 +164,12 @@ class CBitslicedEmitter(Emitter):
             "schedule_words": aes.schedule_words(v.key_bits),
             "expanded_bytes": expand.memory("rkb").length,
             "info": f"{v.param('algorithm')}d, {built.layout.word_bits}-bit words, "
-                    f"{built.layout.blocks} blocks per batch, {core_ops} logic ops per batch",
+                    f"{built.layout.blocks} blocks per batch, {core_ops} logic ops per batch"
+                    + rolled_info(v),
         }
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "word": word,
             "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
-            "core": c.statements(built.core),
+            "core": c.core_statements(built.core, lambda p, indent: c.statements(p, indent), word, word),
         })
         return [(self.outputs(v)[0], text)]

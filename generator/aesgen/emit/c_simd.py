@@ -1,6 +1,6 @@
 """Emitter `c_simd`: the portable fixsliced/bitsliced programs over SIMD vectors.
 
-A vector of L lanes runs L copies of the same straight-line program, one per lane, each
+A vector of L lanes runs L copies of the same program, one per lane, each
 on its own group of blocks: the 32-bit-word program (2 blocks) in 32-bit lanes, or the
 64-bit one (4 blocks) in 64-bit lanes. `lanes.vectorize` turns the lane program into a
 vector program: whole-vector loads, a transpose into lanes in registers, the lane
@@ -8,7 +8,8 @@ program's ops, the transpose back, whole-vector stores. The model runs both prog
 each op is printed as one intrinsic (AVX2: rotations by whole bytes as one byte
 shuffle; AVX-512: the vector program first goes through the ternary-logic pass, and the
 model checks the result). Round keys are the portable schedule, broadcast
-to every lane as they are read. C with intrinsics and a `target` attribute per
+to every lane as they are read. A rolled core (`unroll`) is vectorized piece by piece:
+the loop's state stays in lanes across iterations. C with intrinsics and a `target` attribute per
 function, so no file needs special compiler flags.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
-from ..ir import ALU_OPS, SHUFFLE_OPS, Program, check
+from ..ir import ALU_OPS, SHUFFLE_OPS, Loop, Program, check
 from ..features import c_mask
 from ..lanes import vectorize
 from ..model import verify_block_cipher
@@ -29,6 +30,7 @@ from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
 from . import c
 from .base import Emitter
+from .c_bitsliced import UNROLL_FIELD, rolled_info, rolled_summary, software_variants
 
 KEY_BITS = (128, 192, 256)
 MODEL_TRIALS = 2
@@ -359,15 +361,18 @@ ISAS = {
 }
 
 
-def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[str]:
+def vector_statements(program: Program, isa: Isa, indent: str = "    ", consts: dict | None = None) -> list[str]:
     """A vector program (lanes.vectorize) as C on `isa`: `rk` words are broadcast, `in`
-    and `out` are byte pointers read and written a whole vector at a time."""
+    and `out` are byte pointers read and written a whole vector at a time. Constant
+    vectors are declared first, or, when the caller passes `consts`, collected there
+    for the caller to declare (const_statements) once for several programs."""
     check(program)
     if program.lanes * program.bits != isa.vector_bits:
         raise ValueError(f"{program.name}: {program.lanes} lanes of {program.bits} bits on {isa.name}")
     lane = program.bits
     vt = isa.vtype(lane)
-    consts: dict = {}
+    shared = consts is not None
+    consts = consts if shared else {}
     lines: list[str] = []
 
     def const(key, expr: str) -> str:
@@ -414,8 +419,20 @@ def vector_statements(program: Program, isa: Isa, indent: str = "    ") -> list[
         else:
             raise ValueError(f"{program.name}: no vector spelling for {op}")
         lines.append(f"{indent}const {vt} {op.dst} = {rhs};")
-    head = [f"{indent}const {vt} {name} = {expr};" for name, expr in consts.values()]
-    return head + lines
+    return lines if shared else const_statements(consts, vt, indent) + lines
+
+
+def const_statements(consts: dict, vt: str, indent: str = "    ") -> list[str]:
+    return [f"{indent}const {vt} {name} = {expr};" for name, expr in consts.values()]
+
+
+def vector_core_statements(core: Program | Loop, isa: Isa, word: str) -> list[str]:
+    """A vector core, straight-line or rolled, as C on `isa`; a Loop's constant vectors
+    are declared once, before the loop."""
+    consts: dict = {}
+    vt = isa.vtype(core.bits)
+    lines = c.core_statements(core, lambda p, indent: vector_statements(p, isa, indent, consts), vt, word)
+    return const_statements(consts, vt) + lines
 
 
 @dataclass(frozen=True)
@@ -425,9 +442,9 @@ class Built:
     layout: Layout
     lanes: int
     key_programs: tuple[Program, ...]
-    core: Program           # the vector core: loads, transposes, the rounds on every lane, stores
+    core: Program | Loop    # the vector core: loads, transposes, the rounds on every lane, stores
                             # (after the ternary-logic pass, where the ISA has it)
-    scalar: Program         # the lane program: one lane's blocks in scalar C
+    scalar: Program | Loop  # the lane program: one lane's blocks in scalar C
 
 
 class CSimdEmitter(Emitter):
@@ -435,7 +452,7 @@ class CSimdEmitter(Emitter):
     template = "c_simd/variant.c.j2"
     parameters = ("isa", "algorithm", "lane_bits", "blocks", "gcc_sched_pressure")
     sweep = Space(values={"lane_bits": (32, 64), "gcc_sched_pressure": (True, False),
-                          "decrypt": ("fixslice", "bitslice")}, **ALGORITHM_LISTS)
+                          "decrypt": ("fixslice", "bitslice"), "unroll": aes.UNROLLS}, **ALGORITHM_LISTS)
     cpu_features = ("avx", "avx2", "avx512f", "neon")
     # the union; each variant's own are compile_guard_of and processor_of
     processor = "^(x86_64|amd64|AMD64|aarch64|arm64|arm)"
@@ -452,6 +469,7 @@ class CSimdEmitter(Emitter):
             # ask GCC to schedule for register pressure before allocating (off by default on
             # x86; the cores keep more values alive than there are registers)
             "gcc_sched_pressure": Field(list, item=bool, check=distinct),
+            "unroll": UNROLL_FIELD,
         },
         "circuits": {
             "sbox": Field(str, check=one_of(circuits.FORWARD, "S-box circuit")),
@@ -478,13 +496,11 @@ class CSimdEmitter(Emitter):
         blocks = isa.vector_bits // 16
         for lane in spec["lane_bits"]:
             for gsp in spec["gcc_sched_pressure"]:
-                for key_bits in spec["key_bits"]:
-                    for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):
-                        for preference, algorithm in enumerate(algorithms):
-                            params = (("isa", isa.name), ("algorithm", algorithm), ("lane_bits", lane),
-                                      ("blocks", blocks), ("gcc_sched_pressure", gsp))
-                            how = f"{algorithm}{lane}" + ("" if gsp else "_nosched")
-                            out.append(Variant(target, key_bits, direction, how, params, target.rank + preference))
+                out += software_variants(
+                    target, spec,
+                    lambda a: (("isa", isa.name), ("algorithm", a), ("lane_bits", lane), ("blocks", blocks),
+                               ("gcc_sched_pressure", gsp)),
+                    lambda a: f"{a}{lane}" + ("" if gsp else "_nosched"))
         return out
 
     def outputs(self, variant: Variant) -> list[str]:
@@ -496,15 +512,13 @@ class CSimdEmitter(Emitter):
         isa = ISAS[variant.param("isa")]
         lane = variant.param("lane_bits")
         layout = Layout(lane)
-        algorithm = variant.param("algorithm")
+        algorithm, unroll = variant.param("algorithm"), variant.param("unroll", "full")
         key_programs = (aes.key_expansion(variant.key_bits, sbox),
                         aes.pack_round_keys(layout, variant.key_bits, algorithm))
         if variant.direction == "enc":
-            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox)
-        elif algorithm == "fixslice":
-            core = aes.fixsliced_decrypt(layout, variant.key_bits, inv_sbox)
+            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox, unroll)
         else:
-            core = aes.bitsliced_decrypt(layout, variant.key_bits, inv_sbox)
+            core = aes.decrypt(layout, variant.key_bits, algorithm, inv_sbox, unroll)
         lanes = isa.vector_bits // lane
         vector = vectorize(core, lanes)
         if isa.ternary:
@@ -538,6 +552,7 @@ class CSimdEmitter(Emitter):
             f"shuffles that transpose the blocks into lanes and back in registers"
             + (f"; {built.scalar.alu_count()} lane operations before the ternary-logic pass "
                f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),
+            *rolled_summary(v, built.core),
             f"Verified: {verified}.",
         ]
         facts = {
@@ -548,13 +563,15 @@ class CSimdEmitter(Emitter):
             "schedule_words": aes.schedule_words(v.key_bits), "expanded_bytes": expand.memory("rkb").length,
             "features": c_mask(isa.features),
             "info": f"{v.param('algorithm')}d, {built.lanes}x{lane}-bit lanes, {blocks} blocks per batch, "
-                    f"{ops} vector ops per batch",
+                    f"{ops} vector ops per batch" + rolled_info(v),
         }
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include,
                                 "attribute": isa.attribute},
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
             "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
-            "core": vector_statements(built.core, isa), "scalar_core": c.statements(built.scalar),
+            "core": vector_core_statements(built.core, isa, c.word_type(lane)),
+            "scalar_core": c.core_statements(built.scalar, lambda p, indent: c.statements(p, indent),
+                                             c.word_type(lane), c.word_type(lane)),
         })
         return [(self.outputs(v)[0], text)]

@@ -30,6 +30,7 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_x86_64_x16_setup.h
     common/ghash_x86_64_x8.h
     common/ghash_x86_64_x8_setup.h
+    common/x86_64_aes_setkey.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c

@@ -5,6 +5,7 @@ binutils are installed), and the model holds each function to its calling conven
 
 import random
 import unittest
+from unittest import mock
 from pathlib import Path
 
 from aesgen import pipeline
@@ -49,6 +50,17 @@ class Assembled(unittest.TestCase):
                 files[path] = files[path].replace(good, bad, 1)
                 with self.assertRaisesRegex(ModelError, "assembled as"):
                     em.verify_assembled(b, files, INCLUDE)
+
+    def test_a_misassembled_shared_key_setup_is_caught(self):
+        renderer = Renderer(pipeline.Paths().templates, pipeline.ROOT)
+        em = EMITTERS["x86_64_aes"]
+        self.assertIn("model runs", em.verify_setkey_assembled(renderer, INCLUDE))   # as generated: passes
+        render = em.render_setkey_file
+        good, bad = "\taeskeygenassist $1, ", "\taeskeygenassist $3, "
+        self.assertIn(good, render(renderer, None))
+        with mock.patch.object(em, "render_setkey_file", lambda r, g: render(r, g).replace(good, bad, 1)):
+            with self.assertRaisesRegex(ModelError, "x86_64_aes_setkey.S: .* assembled as"):
+                em.verify_setkey_assembled(renderer, INCLUDE)
 
 
 class CallingConvention(unittest.TestCase):

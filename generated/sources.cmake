@@ -8,13 +8,11 @@
 set(AESGEN_GENERATED_SOURCES
     registry.c
     cpu_preferences.c
-    common/aes128_setkey_equivalent_inverse.c
+    common/aarch64_ce_setkey.S
     common/aes128_setkey_forward.c
     common/aes128_setkey_reversed.c
-    common/aes192_setkey_equivalent_inverse.c
     common/aes192_setkey_forward.c
     common/aes192_setkey_reversed.c
-    common/aes256_setkey_equivalent_inverse.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h

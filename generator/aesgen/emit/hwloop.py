@@ -16,8 +16,9 @@ An ISA emitter is a HwLoopEmitter subclass that supplies hooks and nothing else:
 and, where it differs from the default: need (what a mode's loop keeps in registers;
 default one register per block, MODE_NEEDS), key_order, emit_setkey (an assembly key
 set-up instead of the shared C one; with setkey_file and setkey_template, written once
-into a file every variant of the emitter shares rather than into each .S), isa_fields, check_isa, variant_params, lanes,
-plan_options, machine_for, render_instr, function_context, asm_context, features_of,
+into a file every variant of the emitter shares rather than into each .S; setkey_machine,
+render_setkey_instr and setkey_summary where that file needs them), isa_fields,
+check_isa, variant_params, lanes, plan_options, machine_for, render_instr, function_context, asm_context, features_of,
 interleave_info, c_align.
 """
 

@@ -8,13 +8,11 @@
 set(AESGEN_GENERATED_SOURCES
     registry.c
     cpu_preferences.c
-    common/aes128_setkey_equivalent_inverse.c
+    common/aarch64_ce_setkey.S
     common/aes128_setkey_forward.c
     common/aes128_setkey_reversed.c
-    common/aes192_setkey_equivalent_inverse.c
     common/aes192_setkey_forward.c
     common/aes192_setkey_reversed.c
-    common/aes256_setkey_equivalent_inverse.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
@@ -30,6 +28,7 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_x86_64_x16_setup.h
     common/ghash_x86_64_x8.h
     common/ghash_x86_64_x8_setup.h
+    common/x86_64_aes_setkey.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c
@@ -420,13 +419,11 @@ set(AESGEN_KNOWN_BACKENDS
 # The files every build compiles (each compiles to code only where some user of it does).
 set(AESGEN_SHARED_SOURCES
     cpu_preferences.c
-    common/aes128_setkey_equivalent_inverse.c
+    common/aarch64_ce_setkey.S
     common/aes128_setkey_forward.c
     common/aes128_setkey_reversed.c
-    common/aes192_setkey_equivalent_inverse.c
     common/aes192_setkey_forward.c
     common/aes192_setkey_reversed.c
-    common/aes256_setkey_equivalent_inverse.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
@@ -442,6 +439,7 @@ set(AESGEN_SHARED_SOURCES
     common/ghash_x86_64_x16_setup.h
     common/ghash_x86_64_x8.h
     common/ghash_x86_64_x8_setup.h
+    common/x86_64_aes_setkey.S
 )
 
 # The AES variants dispatch never chooses (another variant of their backend, key size and

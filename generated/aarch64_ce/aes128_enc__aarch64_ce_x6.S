@@ -13,7 +13,7 @@
  * ctr: resident: all 11 round keys resident; 6 data, 1 loop-carried, 1 temporary; 19 of 24 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 24 registers.
  * xts: resident: all 11 round keys resident; 6 data, 2 loop-carried, 5 temporaries; 24 of 24 registers.
- * Verified: the model ran every function's instruction stream 96 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/aarch64_ce_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 96 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -13,7 +13,7 @@
  * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * Verified: the model ran every function's instruction stream 112 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 112 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -32,8 +32,8 @@ void aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry(const void *rk, uint8_t *out
 void aesgen_aes256_enc__x86_64_aesni_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
 /* Round keys as the AES instructions read them: 240 bytes
-   (generated/common/, shared with the other variants of this key size and order). */
-void aesgen_setkey_aes256_forward(void *rk, const uint8_t *key);
+   (assembly in generated/common/, shared with the other variants of this key size and order). */
+void aesgen_x86_64_aes_setkey_aes256_forward(void *rk, const uint8_t *key);
 
 const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8 = {
     .name = "aes256_enc__x86_64_aesni_x8",
@@ -48,7 +48,7 @@ const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8 = {
     .info = "interleave 8 x xmm (8 blocks); ecb: partial; ctr: partial; cbc: borrow; xts: partial",
     .ctr_low64 = 1,
     .align = 0,
-    .setkey = aesgen_setkey_aes256_forward,
+    .setkey = aesgen_x86_64_aes_setkey_aes256_forward,
     .ecb = aesgen_aes256_enc__x86_64_aesni_x8_ecb,
     .cbc = aesgen_aes256_enc__x86_64_aesni_x8_cbc,
     .ctr = aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry,

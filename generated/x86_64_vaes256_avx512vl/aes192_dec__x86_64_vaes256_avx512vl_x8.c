@@ -12,7 +12,7 @@
  * ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers.
  * cbc: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers.
  * xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers.
- * Verified: the model ran every function's instruction stream 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys through the generated key set-up, against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -28,8 +28,8 @@ void aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc(const void *rk, uint8_t *
 void aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
 /* Round keys as the AES instructions read them: 208 bytes (equivalent inverse cipher)
-   (generated/common/, shared with the other variants of this key size and order). */
-void aesgen_setkey_aes192_equivalent_inverse(void *rk, const uint8_t *key);
+   (assembly in generated/common/, shared with the other variants of this key size and order). */
+void aesgen_x86_64_aes_setkey_aes192_equivalent_inverse(void *rk, const uint8_t *key);
 
 const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8 = {
     .name = "aes192_dec__x86_64_vaes256_avx512vl_x8",
@@ -44,7 +44,7 @@ const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8 = {
     .info = "interleave 8 x ymm (16 blocks); ecb: resident; cbc: resident; xts: resident",
     .ctr_low64 = 0,
     .align = 0,
-    .setkey = aesgen_setkey_aes192_equivalent_inverse,
+    .setkey = aesgen_x86_64_aes_setkey_aes192_equivalent_inverse,
     .ecb = aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_ecb,
     .cbc = aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_cbc,
     .ctr = NULL,

@@ -235,4 +235,7 @@ def check_assembled(paths: Paths, patterns: list[str] | None = None, progress=No
         built = emitter.build(v)
         files = dict(emitter.render(built, renderer, "not run"))
         lines.append(f"{v.name}: {emitter.verify_assembled(built, files, ROOT / 'runtime' / 'src')}")
+    # the assembly key set-ups their variants share, once per file
+    for emitter in {EMITTERS[v.target.emitter] for v in chosen if EMITTERS[v.target.emitter].setkey_file}:
+        lines.append(f"{emitter.setkey_file}: {emitter.verify_setkey_assembled(renderer, ROOT / 'runtime' / 'src')}")
     return lines

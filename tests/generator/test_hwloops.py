@@ -5,6 +5,7 @@ binutils are installed), and the model holds each function to its calling conven
 
 import random
 import unittest
+from unittest import mock
 from pathlib import Path
 
 from aesgen import pipeline
@@ -49,6 +50,50 @@ class Assembled(unittest.TestCase):
                 files[path] = files[path].replace(good, bad, 1)
                 with self.assertRaisesRegex(ModelError, "assembled as"):
                     em.verify_assembled(b, files, INCLUDE)
+
+
+# the emitters whose key set-up is one shared assembly file, and an instruction of it to
+# turn into another (a wrong round constant)
+SHARED_SETKEY = {
+    "x86_64_aes": ("\taeskeygenassist $1, ", "\taeskeygenassist $3, "),
+    "aarch64_ce": ("\tmov x9, #0x1\n", "\tmov x9, #0x3\n"),
+}
+
+
+class SharedKeySetup(unittest.TestCase):
+    FIPS197_LAST = {   # FIPS-197 appendix A: the key, and the last round key it expands to
+        128: ("2b7e151628aed2a6abf7158809cf4f3c", "d014f9a8c9ee2589e13f0cc8b6630ca6"),
+        192: ("8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b", "e98ba06f448c773c8ecc720401002202"),
+        256: ("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+              "fe4890d1e6188d0b046df344706c631e"),
+    }
+
+    def test_every_shared_key_setup_is_covered(self):
+        self.assertEqual({n for n, e in EMITTERS.items() if getattr(e, "setkey_file", None)}, set(SHARED_SETKEY))
+
+    def test_fips197_schedules(self):
+        for name in SHARED_SETKEY:
+            em = EMITTERS[name]
+            for fn, bits, order in em.setkey_file_functions():
+                with self.subTest(fn.name):
+                    key, last = self.FIPS197_LAST[bits]
+                    sched = em.run_setkey(None, fn.code, fn.name, bytes.fromhex(key), order)
+                    if order == "forward":
+                        self.assertEqual(sched[-16:].hex(), last)
+                    else:                                   # decryption starts from the last key
+                        self.assertEqual((sched[:16].hex(), sched[-16:]), (last, bytes.fromhex(key)[:16]))
+
+    def test_a_misassembled_shared_key_setup_is_caught(self):
+        renderer = Renderer(pipeline.Paths().templates, pipeline.ROOT)
+        for name, (good, bad) in SHARED_SETKEY.items():
+            with self.subTest(name):
+                em = EMITTERS[name]
+                self.assertIn("model runs", em.verify_setkey_assembled(renderer, INCLUDE))   # as generated
+                render = em.render_setkey_file
+                self.assertIn(good, render(renderer, None))
+                with mock.patch.object(em, "render_setkey_file", lambda r, g: render(r, g).replace(good, bad, 1)):
+                    with self.assertRaisesRegex(ModelError, f"{em.setkey_file}: .* assembled as"):
+                        em.verify_setkey_assembled(renderer, INCLUDE)
 
 
 class CallingConvention(unittest.TestCase):

@@ -205,5 +205,63 @@ class XtsLoop(unittest.TestCase):
         self.assertRegex(b.omitted[0], r"^xts: no loop \(policy borrow does not fit")
 
 
+
+class KeySetup(unittest.TestCase):
+    """The assembly key set-up every x86-64 variant shares (common/x86_64_aes_setkey.S)."""
+
+    @staticmethod
+    def functions():
+        em = EMITTERS["x86_64_aes"]
+        return em, {(bits, order): fn for fn, bits, order in em.setkey_file_functions()}
+
+    def test_aeskeygenassist_means_what_intel_documents(self):
+        from aesgen.machine.x86_64 import keygen_assist
+        # Intel's AES-NI white paper (Gueron, rev. 3.01), AESKEYGENASSIST xmm2, xmm1, 0x1;
+        # registers printed most significant byte first
+        got = keygen_assist(bytes.fromhex("3c4fcf098815f7aba6d2ae2816157e2b")[::-1], 0x01)
+        self.assertEqual(got[::-1].hex(), "01eb848beb848a013424b5e524b5e434")
+
+    def test_a_wrong_round_constant_is_caught(self):
+        em, fns = self.functions()
+        for bits in (128, 192, 256):
+            with self.subTest(bits):
+                code = list(fns[bits, "forward"].code)
+                k = max(i for i, ins in enumerate(code) if ins.op == "keygenassist" and ins.args[2].value)
+                code[k] = Instr("keygenassist", code[k].args[:2] + (type(code[k].args[2])(0x6C),))
+                with self.assertRaisesRegex(ModelError, "round keys"):
+                    em.run_setkey(None, code, "f", bytes(bits // 8), "forward")
+
+    def test_a_missing_inverse_mix_columns_is_caught(self):
+        em, fns = self.functions()
+        code = list(fns[192, "equivalent_inverse"].code)
+        k = next(i for i, ins in enumerate(code) if ins.op == "aesimc")
+        code[k] = Instr("mov", code[k].args)
+        with self.assertRaisesRegex(ModelError, "round keys"):
+            em.run_setkey(None, code, "i", bytes(24), "equivalent_inverse")
+
+    def test_the_key_is_read_within_its_length(self):
+        em, fns = self.functions()
+        code = list(fns[192, "forward"].code)
+        k = next(i for i, ins in enumerate(code) if ins.op == "loadlo")
+        code[k] = Instr("load", code[k].args)          # 16 bytes at offset 16 of a 24-byte key
+        with self.assertRaisesRegex(ModelError, "outside every buffer"):
+            em.run_setkey(None, code, "f", bytes(24), "forward")
+
+    def test_every_variant_uses_the_one_shared_file(self):
+        _, variants = pipeline.load(pipeline.Paths(profiles=Path("/nonexistent/aesgen-profiles")))
+        x86 = [v for v in variants if v.target.emitter == "x86_64_aes"]
+        self.assertLessEqual({"aesni", "vaes256", "vaes256-avx512vl", "vaes512"},
+                             {v.backend for v in x86})
+        em = EMITTERS["x86_64_aes"]
+        self.assertEqual({s.path for v in x86 for s in em.shared(v)}, {"common/x86_64_aes_setkey.S"})
+        v = next(v for v in x86 if v.name == "aes256_dec__x86_64_vaes512_x8")
+        b = em.build(v)
+        self.assertEqual(b.setkey.name, "aesgen_x86_64_aes_setkey_aes256_equivalent_inverse")
+        self.assertEqual(b.key_programs, ())
+        from aesgen.render import Renderer
+        files = dict(em.render(b, Renderer(pipeline.Paths().templates, pipeline.ROOT), "n/a"))
+        self.assertNotIn("keygenassist", files[em.outputs(v)[0]])         # not stamped into the variant
+        self.assertIn(".setkey = aesgen_x86_64_aes_setkey_aes256_equivalent_inverse,", files[em.outputs(v)[1]])
+
 if __name__ == "__main__":
     unittest.main()

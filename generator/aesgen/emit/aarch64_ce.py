@@ -17,7 +17,7 @@ from ..machine.aarch64 import VECTOR_POOL, Mem, V, X
 from ..machine.abi import AAPCS64
 from ..regplan import Need
 from ..targets import Target
-from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter
+from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter
 
 RK, OUT, IN, N, IV = (X(r) for r in AAPCS64.loop_args)
 CTR_LO, CTR_J = X("x9"), X("x10")
@@ -256,6 +256,93 @@ def emit_xts(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+ROUND_CONSTANTS = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
+
+
+def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
+    """The key schedule without a key-expansion instruction: a word duplicated into all
+    four columns goes through AESE with a zero round key (ShiftRows moves nothing between
+    equal columns, so this is SubWord in every word), EXT by one byte rotates each word
+    (RotWord) and the round constant comes from a general register. Each four new words
+    are the prefix XOR of the previous four (three EXT against zero, three EOR) XORed
+    with that word; AES-192's six-word steps are regrouped into round keys with EXT.
+    Decryption writes the equivalent inverse cipher's keys: reversed, the middle ones
+    through AESIMC. No table and no branch on the key; the registers are cleared."""
+    nr = reference.rounds_for(key_bits)
+    rk, key, rcon = X(AAPCS64.args[0]), X(AAPCS64.args[1]), X("x9")
+    a, b, t, r, u, zero, imc, out = (V(n) for n in range(8))
+    rcons = iter(ROUND_CONSTANTS)
+
+    def store(rnd: int, reg: V) -> None:
+        if decrypt and 0 < rnd < nr:
+            asm("aesimc", imc, reg)
+            reg = imc
+        asm("strq", Mem(rk, 16 * (nr - rnd if decrypt else rnd)), reg, note=f"k{rnd}")
+
+    def next_words(dst: V, src: V, lane: int, rc: int | None) -> None:
+        """dst = the prefix XOR of dst ^ SubWord (RotWord and rc unless rc is None) of word
+        `lane` of src, in every word."""
+        asm("dupelem", t, src, lane)
+        asm("aese", t, zero, note="SubWord in every word")
+        if rc is not None:
+            asm("ext", t, t, t, 1, note="RotWord")
+            asm("movx", rcon, rc)
+            asm("dupw", r, rcon)
+            asm("eor", t, t, r)
+        asm("ext", u, zero, dst, 12)
+        asm("eor", dst, dst, u)
+        asm("ext", u, zero, u, 12)
+        asm("eor", dst, dst, u)
+        asm("ext", u, zero, u, 12)
+        asm("eor", dst, dst, u)
+        asm("eor", dst, dst, t)
+
+    asm("bti")
+    asm("ldrq", a, Mem(key, 0), note="w0..w3")
+    asm("eor", zero, zero, zero)
+    store(0, a)
+    if key_bits == 128:
+        for rnd in range(1, nr + 1):
+            next_words(a, a, 3, next(rcons))
+            store(rnd, a)
+    elif key_bits == 256:
+        asm("ldrq", b, Mem(key, 16), note="w4..w7")
+        store(1, b)
+        for rnd in range(2, nr + 1):
+            if rnd % 2 == 0:
+                next_words(a, b, 3, next(rcons))
+                store(rnd, a)
+            else:
+                next_words(b, a, 3, None)
+                store(rnd, b)
+    else:
+        # a: w6c..w6c+3; b: w6c+4, w6c+5 in its low half. Every two steps make three round
+        # keys: a, [b, a'0, a'1] and [a'2, a'3, b'].
+        asm("ldurq", b, Mem(key, 8), note="w2..w5: the key's last 16 bytes")
+        asm("ext", b, b, b, 8, note="w4, w5 low")
+        for rnd in range(0, nr, 3):
+            asm("mov", out, b)
+            for last in (False, True):
+                next_words(a, b, 1, next(rcons))
+                if last and rnd + 3 == nr:
+                    break
+                asm("dupelem", r, a, 3, note="the last new word, in every word")
+                asm("ext", u, zero, b, 12)
+                asm("eor", b, b, u)
+                asm("eor", b, b, r)
+                if last:
+                    break
+                asm("ext", out, out, out, 8)
+                asm("ext", out, out, a, 8)
+                store(rnd + 1, out)
+                asm("ext", out, a, b, 8)
+                store(rnd + 2, out)
+            store(rnd + 3, a)
+    for reg in (a, b, t, r, u, zero, imc, out):
+        asm("eor", reg, reg, reg, note="no key material left behind" if reg == a else "")
+    asm("ret")
+
+
 class AArch64CeEmitter(HwLoopEmitter):
     name = "aarch64_ce"
     machine = machine
@@ -285,6 +372,24 @@ class AArch64CeEmitter(HwLoopEmitter):
         # loop-carried: the first tweak and the constant; blocks 1..n-1's tweaks live from
         # before round 1 to the final round ("all": nothing to borrow from)
         return Need(data=n, aux=2, temps=n - 1, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")
+
+    setkey_file = "common/aarch64_ce_setkey.S"
+    setkey_template = "aarch64_ce/setkey.S.j2"
+    key_ops = ("aesimc",)
+
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
+        emit_setkey(asm, key_bits, decrypt)
+
+    def setkey_plan(self, built: Built) -> str:
+        return "round keys with aese on a duplicated word" + (", aesimc" if built.variant.direction == "dec" else "")
+
+    def setkey_summary(self) -> list[str]:
+        return ["The key set-up of every AArch64 Crypto Extensions variant: one function per key size and",
+                "schedule order, on v0-v7 and x9. SubWord by AESE with a zero round key on a word duplicated",
+                "into every column (ShiftRows moves nothing there), RotWord by EXT, the prefix XOR of four",
+                "words by EXT against zero and EOR; the equivalent inverse cipher's middle keys by AESIMC.",
+                "No table and no branch on the key (constant time); the vector registers are cleared before",
+                "the return. Called as f(rk, key): the key is read in place (exactly its length)."]
 
     def summary(self, built: Built) -> list[str]:
         return [f"AArch64 Crypto Extensions, {len(VECTOR_POOL)} usable vector registers (v0-v7, v16-v31).",

@@ -15,8 +15,10 @@ An ISA emitter is a HwLoopEmitter subclass that supplies hooks and nothing else:
     summary(built)          the first header lines
 and, where it differs from the default: need (what a mode's loop keeps in registers;
 default one register per block, MODE_NEEDS), key_order, emit_setkey (an assembly key
-set-up instead of the shared C one), isa_fields, check_isa, variant_params, lanes,
-plan_options, machine_for, render_instr, function_context, asm_context, features_of,
+set-up instead of the shared C one; with setkey_file and setkey_template, written once
+into a file every variant of the emitter shares rather than into each .S; setkey_machine,
+render_setkey_instr and setkey_summary where that file needs them), isa_fields,
+check_isa, variant_params, lanes, plan_options, machine_for, render_instr, function_context, asm_context, features_of,
 interleave_info, c_align.
 """
 
@@ -42,6 +44,7 @@ from . import keysetup
 from .base import Emitter, SharedSource
 
 KEY_BITS = (128, 192, 256)
+SETKEY_KEYS = 3          # keys each shared assembly key set-up runs on: FIPS-197's and random ones
 # mode -> (loop-carried values, final-round temporaries) of the parallel loops
 MODE_NEEDS = {
     "ecb": (0, 0),
@@ -349,6 +352,21 @@ class HwLoopEmitter(Emitter):
         """An assembly key set-up; emitters without one get the C key set-up."""
         raise NotImplementedError
 
+    # the shared file of the assembly key set-ups (every key size and order, one function
+    # each) and its template; None: each variant's .S holds its own
+    setkey_file: str | None = None
+    setkey_template: str = ""
+
+    def setkey_machine(self, built: Built | None, mem: Memory):
+        """The model that runs an assembly key set-up (built: None for the shared file)."""
+        return self.machine_for(built, mem, None)
+
+    def render_setkey_instr(self, ins: Instr) -> str:
+        return self.machine.render(ins)
+
+    def setkey_summary(self) -> list[str]:
+        return []
+
     @property
     def has_asm_setkey(self) -> bool:
         return type(self).emit_setkey is not HwLoopEmitter.emit_setkey
@@ -438,9 +456,9 @@ class HwLoopEmitter(Emitter):
         decrypt = variant.direction == "dec"
         setkey, programs = None, ()
         if self.has_asm_setkey:
-            asm = Asm(f"aesgen_{variant.name}_expand_key")
-            self.emit_setkey(asm, variant.key_bits, decrypt)
-            setkey = Function(asm.fn, "setkey", None, asm.code)
+            name = (self.shared_setkey_symbol(variant.key_bits, variant.direction) if self.setkey_file
+                    else f"aesgen_{variant.name}_expand_key")
+            setkey = self.setkey_function(name, variant.key_bits, variant.direction)
         else:
             programs = keysetup.programs(variant.key_bits, self.key_order[variant.direction])
         constants = self.new_constants(target)
@@ -460,6 +478,14 @@ class HwLoopEmitter(Emitter):
             functions.append(Function(sym, mode, plan, asm.code))
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
                      constants.items if constants is not None else [], omitted)
+
+    def setkey_function(self, name: str, key_bits: int, direction: str) -> Function:
+        asm = Asm(name)
+        self.emit_setkey(asm, key_bits, direction == "dec")
+        return Function(name, "setkey", None, asm.code)
+
+    def shared_setkey_symbol(self, key_bits: int, direction: str) -> str:
+        return f"aesgen_{self.name}_setkey_aes{key_bits}_{self.key_order[direction]}"
 
     # ------------------------------------------------------------------ verify
     @staticmethod
@@ -504,13 +530,20 @@ class HwLoopEmitter(Emitter):
         if built.setkey is None:
             return keysetup.run_programs(built.key_programs, key, keysetup.output(order))
         fn = built.setkey
-        nr = reference.rounds_for(built.variant.key_bits)
+        return self.run_setkey(built, (codes or {}).get(fn.name, fn.code), fn.name, key, order)
+
+    def run_setkey(self, built: Built | None, code: list[Instr], name: str, key: bytes, order: str) -> bytes:
+        """Run an assembly key set-up in the model; it must write the reference schedule
+        in `order`. A shared one reads the caller's key in place, so the model gives it a
+        buffer of exactly the key's length (reading past it faults); a per-variant one
+        gets the C wrapper's 32-byte aligned copy."""
+        nr = reference.rounds_for(8 * len(key))
         mem = Memory()
         rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
-        kp = mem.add("key", key.ljust(32, b"\0"))
-        m = self.machine_for(built, mem, None)
-        self._call(m, mem, (codes or {}).get(fn.name, fn.code), fn.name, (rk, kp), fn.name)
-        expect_equal(f"{fn.name}: round keys", mem.bytes_of("rk"), keysetup.reference_schedule(key, order))
+        kp = mem.add("key", key if self.setkey_file else key.ljust(32, b"\0"))
+        m = self.setkey_machine(built, mem)
+        self._call(m, mem, code, name, (rk, kp), name)
+        expect_equal(f"{name}: round keys", mem.bytes_of("rk"), keysetup.reference_schedule(key, order))
         return mem.bytes_of("rk")
 
     def _run(self, built: Built, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], count: int,
@@ -561,7 +594,8 @@ class HwLoopEmitter(Emitter):
         counted = (f"block counts {', '.join(map(str, counts))}, in place and out of place, the FIPS-197 key "
                    f"and 2 random keys")
         if built.setkey:
-            return (f"the model ran the key set-up on 3 keys against FIPS-197's key expansion, and every "
+            where = f" ({self.setkey_file}, shared)" if self.setkey_file else ""
+            return (f"the model ran the key set-up{where} on 3 keys against FIPS-197's key expansion, and every "
                     f"loop {runs} times: {counted}, against the reference AES, with {self.checked}")
         return (f"the model ran every function's instruction stream {runs} times: {counted} through the "
                 f"generated key set-up, against the reference AES, with {self.checked}")
@@ -573,7 +607,10 @@ class HwLoopEmitter(Emitter):
         m = self.machine
         listing = objdump.disassemble(files[self.outputs(built.variant)[0]], m.TOOLCHAIN, include_dir)
         parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
-        codes, problem = objdump.match(self._codes(built), parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
+        emitted = self._codes(built)
+        if self.setkey_file:     # read back from its own file (verify_setkey_assembled)
+            del emitted[built.setkey.name]
+        codes, problem = objdump.match(emitted, parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
         if problem:
             raise ModelError(problem)
         rodata = (listing.rodata_at, listing.rodata) if m.TOOLCHAIN.link else None
@@ -582,9 +619,55 @@ class HwLoopEmitter(Emitter):
 
     # ------------------------------------------------------------------ render
     def shared(self, variant: Variant) -> list[SharedSource]:
+        if self.setkey_file:
+            return [SharedSource(self.setkey_file, self.render_setkey_file)]
         if self.has_asm_setkey:
             return []
         return [keysetup.source(variant.key_bits, self.key_order[variant.direction])]
+
+    def setkey_file_functions(self) -> list[tuple[Function, int, str]]:
+        """The shared file's key set-ups: (function, key bits, schedule order)."""
+        return [(self.setkey_function(self.shared_setkey_symbol(bits, d), bits, d), bits, self.key_order[d])
+                for bits in KEY_BITS for d in ("enc", "dec")]
+
+    def verify_setkey_file(self, codes: dict[str, list[Instr]], salt: int) -> int:
+        """Run every key set-up of the shared file (`codes`: as emitted or as read back)
+        on the FIPS-197 key and random keys against the reference; returns the runs."""
+        rng = random.Random(zlib.crc32(self.setkey_file.encode()) ^ salt)
+        runs = 0
+        for fn, bits, order in self.setkey_file_functions():
+            for key in [bytes(range(bits // 8))] + [rng.randbytes(bits // 8) for _ in range(SETKEY_KEYS - 1)]:
+                self.run_setkey(None, codes[fn.name], fn.name, key, order)
+                runs += 1
+        return runs
+
+    def render_setkey_file(self, renderer, guard: str | None) -> str:
+        fns = self.setkey_file_functions()
+        runs = self.verify_setkey_file({fn.name: fn.code for fn, _, _ in fns}, 0)
+        funcs = [{"name": fn.name, "key_bits": bits, "order": order.replace("_", " "),
+                  "schedule_bytes": 16 * (reference.rounds_for(bits) + 1),
+                  "schedule_note": keysetup.SCHEDULE_NOTE[order],
+                  "lines": [self.render_setkey_instr(i) for i in fn.code],
+                  "instructions": sum(1 for i in fn.code if i.op != "label")} for fn, bits, order in fns]
+        summary = self.setkey_summary() + [
+            f"Verified: the model ran each function on the FIPS-197 key and {SETKEY_KEYS - 1} random keys "
+            f"({runs} runs) against the reference key expansion; check-assembled runs the disassembled "
+            f"machine code the same way."]
+        return renderer.render(self.setkey_template, summary=summary,
+                               context={"functions": funcs, "guard": guard})
+
+    def verify_setkey_assembled(self, renderer, include_dir) -> str:
+        """The shared key set-up file as assembled: disassembled, matched function by
+        function against the emitted instructions and run in the model."""
+        m = self.machine
+        emitted = {fn.name: fn.code for fn, _, _ in self.setkey_file_functions()}
+        listing = objdump.disassemble(self.render_setkey_file(renderer, None), m.TOOLCHAIN, include_dir)
+        parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
+        codes, problem = objdump.match(emitted, parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
+        if problem:
+            raise ModelError(f"{self.setkey_file}: {problem}")
+        runs = self.verify_setkey_file(codes, 0xA55E)
+        return f"{len(codes)} functions, {runs} model runs of the disassembled machine code"
 
     def c_context(self, built: Built) -> dict:
         v = built.variant
@@ -599,7 +682,9 @@ class HwLoopEmitter(Emitter):
                          + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)}
         context = {"guard": self.compile_guard, "v": facts,
                    "functions": {fn.mode: fn.name for fn in built.functions}}
-        if built.setkey:
+        if built.setkey and self.setkey_file:
+            context["setkey_shared_asm"] = built.setkey.name
+        elif built.setkey:
             context["setkey_asm"] = built.setkey.name
         else:
             context["setkey_c"] = keysetup.symbol(v.key_bits, order)
@@ -608,7 +693,8 @@ class HwLoopEmitter(Emitter):
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v = built.variant
-        funcs = [self.function_context(built, fn) for fn in ([built.setkey] if built.setkey else []) + built.functions]
+        own_setkey = [built.setkey] if built.setkey and not self.setkey_file else []
+        funcs = [self.function_context(built, fn) for fn in own_setkey + built.functions]
         summary = self.summary(built) + [f"{f['mode']}: {f['plan']}." for f in funcs if f["mode"] != "setkey"] \
             + [f"{note}." for note in built.omitted] + [f"Verified: {verified}."]
         asm_text = renderer.render(self.asm_template, variant=v, summary=summary,

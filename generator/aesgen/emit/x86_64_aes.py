@@ -1,12 +1,14 @@
 """Emitter `x86_64_aes`: AES-NI / VAES loops for x86-64 (GNU as), plus their C side.
 
 Per variant (one key size, one direction) the .S file holds the mode loops and the .c
-file the table-free key set-up (generated from the IR), the CTR carry splitting and the
-descriptor. Each loop interleaves N vectors per iteration with rounds fully unrolled;
-the key policy comes from `regplan.plan`. What is left runs in halves (N/2, N/4, ... 1
-vectors, each at most once), then one block at a time. Modes: ECB, CBC, CTR and XTS (the
-tweaks by shifts and a carry-less multiply). Every function is executed in the model (machine/x86_64.py) on block counts around
-every loop boundary, in place and out of place, before anything is written.
+file the descriptor. The key set-up (aeskeygenassist, aesimc) is one shared file,
+common/x86_64_aes_setkey.S, for every variant of every x86-64 target. Each loop
+interleaves N vectors per iteration with rounds fully unrolled; the key policy comes
+from `regplan.plan`. What is left runs in halves (N/2, N/4, ... 1 vectors, each at most
+once), then one block at a time. Modes: ECB, CBC, CTR and XTS (the tweaks by shifts and
+a carry-less multiply). Every function is executed in the model (machine/x86_64.py) on
+block counts around every loop boundary, in place and out of place, before anything is
+written.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
 from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
-from .hwloop import DIRECTION_MODES, BlockLoop, Built, HwLoopEmitter, Stage
+from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
 
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
@@ -400,6 +402,88 @@ def emit_xts(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+ROUND_CONSTANTS = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
+SETKEY_ENCODING = "sse"    # the one key set-up every variant shares runs on plain AES-NI
+
+
+def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
+    """The key schedule on xmm registers with aeskeygenassist: four words at a time, each
+    the prefix XOR of the four Nk words back (two shufps against a register whose word 0
+    stays zero, two pxor) XORed with the broadcast word aeskeygenassist made
+    (RotWord(SubWord) ^ rcon, or SubWord alone for AES-256's middle words). AES-192's
+    six-word steps are regrouped into round keys with shufps. Decryption writes the
+    equivalent inverse cipher's keys: reversed, the middle ones through aesimc. No table
+    and no branch: constant time. The registers are cleared before the return."""
+    nr = reference.rounds_for(key_bits)
+    rk, key = RK, G(SYSV.args[1])
+    a, b, t, zero, imc, prev, out = (V("xmm", n) for n in (0, 2, 1, 4, 5, 3, 6))
+    rcons = iter(ROUND_CONSTANTS)
+
+    def store(rnd: int, reg: V) -> None:
+        if not decrypt:
+            asm("store", M(rk, 16 * rnd), reg, note=f"k{rnd}")
+            return
+        if 0 < rnd < nr:
+            asm("aesimc", imc, reg)
+            reg = imc
+        asm("store", M(rk, 16 * (nr - rnd)), reg, note=f"k{rnd}")
+
+    def next_words(dst: V, src: V, rcon: int, word: int) -> None:
+        """dst = the next four words: prefix XOR of dst, ^ word `word` of aeskeygenassist(src)."""
+        asm("keygenassist", t, src, Imm(rcon))
+        asm("pshufd", t, t, Imm(0x55 * word))
+        asm("shufps", zero, zero, dst, Imm(0x10))
+        asm("xor", dst, dst, zero)
+        asm("shufps", zero, zero, dst, Imm(0x8C))
+        asm("xor", dst, dst, zero)
+        asm("xor", dst, dst, t)
+
+    asm("endbr64")
+    asm("load", a, M(key, 0), note="w0..w3")
+    asm("xor", zero, zero, zero)
+    store(0, a)
+    if key_bits == 128:
+        for rnd in range(1, nr + 1):
+            next_words(a, a, next(rcons), 3)
+            store(rnd, a)
+    elif key_bits == 256:
+        asm("load", b, M(key, 16), note="w4..w7")
+        store(1, b)
+        for rnd in range(2, nr + 1):
+            if rnd % 2 == 0:
+                next_words(a, b, next(rcons), 3)
+                store(rnd, a)
+            else:
+                next_words(b, a, 0, 2)
+                store(rnd, b)
+    else:
+        # a: w6c..w6c+3; b: w6c+4, w6c+5 in its low half. Every two steps make three round
+        # keys: a, [b, a'0, a'1] and [a'2, a'3, b'].
+        asm("loadlo", b, M(key, 16), note="w4, w5")
+        for rnd in range(0, nr, 3):
+            asm("mov", prev, b)
+            for last in (False, True):
+                next_words(a, b, next(rcons), 1)
+                if last and rnd + 3 == nr:
+                    break
+                asm("pshufd", t, a, Imm(0xFF), note="the last new word, in every word")
+                asm("mov", out, b)
+                asm("bshl", out, out, Imm(4))
+                asm("xor", b, b, out)
+                asm("xor", b, b, t)
+                if last:
+                    break
+                asm("shufps", prev, prev, a, Imm(0x44))
+                store(rnd + 1, prev)
+                asm("mov", out, a)
+                asm("shufps", out, out, b, Imm(0x4E))
+                store(rnd + 2, out)
+            store(rnd + 3, a)
+    for r in (a, b, t, zero, imc, prev, out):
+        asm("xor", r, r, r, note="no key material left behind" if r == a else "")
+    asm("ret")
+
+
 def emit_cbc_encrypt(em: LoopEmitter) -> None:
     """CBC encryption is a chain: one block at a time; the XOR with the previous
     ciphertext and round key 0 happen before round 1."""
@@ -530,6 +614,30 @@ class X86AesEmitter(HwLoopEmitter):
             f"{isa.issue} per cycle.",
             f"Interleave: {built.interleave} vectors ({built.interleave * isa.lanes} blocks) per loop iteration.",
         ]
+
+    setkey_file = "common/x86_64_aes_setkey.S"
+    setkey_template = "x86_64_aes/setkey.S.j2"
+    key_ops = ("keygenassist", "aesimc")
+
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
+        emit_setkey(asm, key_bits, decrypt)
+
+    def setkey_machine(self, built, mem: Memory):
+        return machine.Machine(mem, "rk", SETKEY_ENCODING, {})
+
+    def render_setkey_instr(self, ins) -> str:
+        return machine.render(ins, SETKEY_ENCODING)
+
+    def setkey_plan(self, built: Built) -> str:
+        return "round keys with aeskeygenassist" + (", aesimc" if built.variant.direction == "dec" else "")
+
+    def setkey_summary(self) -> list[str]:
+        return ["The key set-up of every x86-64 AES variant (AES-NI and VAES, any vector width): one function",
+                "per key size and schedule order, on xmm0-xmm6 in legacy SSE encoding (needs AES-NI only).",
+                "Round keys by aeskeygenassist, pshufd, shufps and pxor; the equivalent inverse cipher's",
+                "middle keys by aesimc. No table and no branch on the key (constant time); the registers",
+                "are cleared before the return. Called as f(rk, key): the key is read in place (exactly",
+                "its length), the schedule written with unaligned stores."]
 
     def interleave_info(self, built: Built) -> str:
         isa = self.isa(built.variant.target)

@@ -49,7 +49,8 @@ class Mem:
 
 AES_OPS = ("aese", "aesd")
 # the encodable immediates (the last operand) of the ops that take one
-IMMEDIATES = {"ushr": (1, 64), "shl": (0, 63), "sli": (0, 63), "ext": (0, 15), "movx": (0, 0xFFFF)}
+IMMEDIATES = {"ushr": (1, 64), "shl": (0, 63), "sli": (0, 63), "ext": (0, 15), "movx": (0, 0xFFFF),
+              "dupelem": (0, 3)}
 MASK64 = (1 << 64) - 1
 BRANCHES = ("b", "b.lo", "b.hs", "b.ne", "b.eq", "cbz", "cbnz")
 
@@ -89,6 +90,10 @@ def render(ins: Instr) -> str:
         text = f"mov {a[0]}, #{a[1]:#x}"
     elif op == "dup":         # both 64-bit elements from a general register
         text = f"dup v{a[0].n}.2d, {a[1]}"
+    elif op == "dupw":        # every 32-bit element from a general register's low 32 bits
+        text = f"dup v{a[0].n}.4s, w{a[1].name[1:]}"
+    elif op == "dupelem":     # every 32-bit element from element a[2] of a vector
+        text = f"dup v{a[0].n}.4s, v{a[1].n}.s[{a[2]}]"
     elif op in ("ushr", "shl", "sli"):   # on the two 64-bit elements
         text = f"{op} v{a[0].n}.2d, v{a[1].n}.2d, #{a[2]}"
     elif op == "ext":
@@ -222,6 +227,12 @@ class Machine(_Machine):
             self.v[a[0].n] = self.x[a[1].name].to_bytes(8, "little") * 2
             self.tag[a[0].n] = None
             return None
+        if op in ("dupw", "dupelem"):
+            word = (self.x[a[1].name] & 0xFFFFFFFF).to_bytes(4, "little") if op == "dupw" else \
+                self.v[a[1].n][4 * a[2]:4 * a[2] + 4]
+            self.v[a[0].n] = word * 4
+            self.tag[a[0].n] = None
+            return None
         if op in ("ushr", "shl", "sli"):
             k, old = a[2], _halves(self.v[a[0].n])
             out = []
@@ -332,6 +343,14 @@ def parse(addr: int, text: str) -> Instr | None:
             return Instr("ins", (V(int(m.group(1))), _reg(ops[1])))
         if re.fullmatch(r"x\d+", ops[0]) and ops[1].startswith("#"):
             return Instr("movx", (X(ops[0]), _reg(ops[1])))
+    if mnem == "dup" and ops[0].endswith(".4s"):
+        dst = _arranged(ops[0], "4s")
+        m = re.fullmatch(r"v(\d+)\.s\[(\d)\]", ops[1])
+        if m:
+            return Instr("dupelem", (dst, V(int(m.group(1))), int(m.group(2))))
+        if re.fullmatch(r"w\d+", ops[1]):
+            return Instr("dupw", (dst, X("x" + ops[1][1:])))
+        raise DisassemblyError(f"{addr:#x}: dup from {ops[1]!r}")
     if mnem in _ARRANGED:
         shapes = _ARRANGED[mnem]
         if len(ops) != len(shapes):

@@ -89,6 +89,11 @@ XOR3 = "xor3"
 # its lane 0 copied to every 128-bit lane (vpermq / vshufi64x2)
 LOADLO, LOADHI, DUP128 = "loadlo", "loadhi", "dup128"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
+# The key set-up's instructions (xmm only). (dst, src, Imm): AESKEYGENASSIST, SubWord of
+# words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, dst word i = src word
+# (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS, words 0-1 chosen from src1 and 2-3 from
+# src2. (dst, src): AESIMC, InvMixColumns. (mem, src): the low 8 bytes stored (movq)
+KEYGEN, PSHUFD, SHUFPS, AESIMC, STORELO = "keygenassist", "pshufd", "shufps", "aesimc", "storelo"
 
 
 def _mnemonic(op: str, enc: str, dst: V | None) -> str:
@@ -127,7 +132,9 @@ def check_encodable(ins: Instr, enc: str) -> None:
             raise EncodingError(f"{ins.op}: {r} needs VEX/EVEX")
         if enc == "vex" and (r.kind == "zmm" or r.n > 15):
             raise EncodingError(f"{ins.op}: {r} needs EVEX")
-    if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL,) and ins.args[0] != ins.args[1]:
+    if ins.op in (KEYGEN, PSHUFD, SHUFPS, AESIMC, STORELO) and any(r.kind != "xmm" for r in regs):
+        raise EncodingError(f"{ins.op}: the key set-up's instructions are emitted on xmm only")
+    if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL, SHUFPS) and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
     if ins.op in (LOADLO, LOADHI) and ins.args[0].kind != "xmm":
         raise EncodingError(f"{ins.op}: an 8-byte load fills an xmm register")
@@ -172,6 +179,17 @@ def render(ins: Instr, enc: str) -> str:
     elif op == DUP128:
         dst, src = a
         text = f"vpermq $0x44, {src}, {dst}" if dst.kind == "ymm" else f"vshufi64x2 $0, {src}, {src}, {dst}"
+    elif op in (KEYGEN, PSHUFD):
+        dst, src, imm = a
+        mnem = {KEYGEN: "aeskeygenassist", PSHUFD: "pshufd"}[op]
+        text = f"{'' if enc == 'sse' else 'v'}{mnem} {imm}, {src}, {dst}"
+    elif op == SHUFPS:
+        dst, src1, src2, imm = a
+        text = f"shufps {imm}, {src2}, {dst}" if enc == "sse" else f"vshufps {imm}, {src2}, {src1}, {dst}"
+    elif op == AESIMC:
+        text = f"{'' if enc == 'sse' else 'v'}aesimc {a[1]}, {a[0]}"
+    elif op == STORELO:
+        text = f"{'movq' if enc == 'sse' else 'vmovq'} {a[1]}, {a[0]}"
     elif op == CLMUL:
         dst, src1, src2, imm = a
         mnem = _mnemonic(op, enc, dst)
@@ -292,6 +310,9 @@ class Machine(_Machine):
             return None
         # vector operations
         dst = a[0]
+        if op == STORELO:
+            self.mem.write(self._addr(dst), self.vec[a[1].n][0][:8])
+            return None
         if op == "store":
             src = a[1]
             lanes = src.width // 16
@@ -319,6 +340,18 @@ class Machine(_Machine):
             return None
         if op == DUP128:
             self.write_vec(dst, [self.vec[a[1].n][0]] * lanes, [None] * lanes)
+            return None
+        if op in (KEYGEN, PSHUFD, AESIMC):
+            lane = self.vec[a[1].n][0]
+            out = keygen_assist(lane, a[2].value) if op == KEYGEN else \
+                _words(lane, [a[2].value >> 2 * i & 3 for i in range(4)]) if op == PSHUFD else \
+                reference.mix_columns(lane, inverse=True)
+            self.write_vec(dst, [out], [None])
+            return None
+        if op == SHUFPS:
+            imm, lo, hi = a[3].value, self.vec[a[1].n][0], self.vec[a[2].n][0]
+            self.write_vec(dst, [_words(lo, [imm & 3, imm >> 2 & 3]) + _words(hi, [imm >> 4 & 3, imm >> 6 & 3])],
+                           [None])
             return None
         # a legacy-SSE memory operand faults (#GP) unless it is 16-byte aligned
         align = 16 if self.enc == "sse" else 1
@@ -384,6 +417,22 @@ class Machine(_Machine):
         return None
 
 
+def _words(lane: bytes, picks: list[int]) -> bytes:
+    """The lane's 32-bit words in the order `picks` names them."""
+    return b"".join(lane[4 * i:4 * i + 4] for i in picks)
+
+
+def keygen_assist(lane: bytes, rcon: int) -> bytes:
+    """AESKEYGENASSIST: [SubWord(X1), RotWord(SubWord(X1)) ^ rcon, SubWord(X3),
+    RotWord(SubWord(X3)) ^ rcon] for words X1 = 1 and X3 = 3 of the lane."""
+    out = b""
+    for x in (lane[4:8], lane[12:16]):
+        sub = bytes(reference.SBOX[b] for b in x)
+        rot = sub[1:] + sub[:1]
+        out += sub + bytes([rot[0] ^ rcon]) + rot[1:]
+    return out
+
+
 def _shift(op: str, lane: bytes, n: int) -> bytes:
     """One 128-bit lane through a shift by immediate: of each 64-bit half by n bits
     (counts above 63 give 0, as the hardware does), or of the lane by n bytes."""
@@ -427,6 +476,8 @@ _ALIASES = {
     "vpternlogq": XOR3,
     "movq": LOADLO, "vmovq": LOADLO, "movhps": LOADHI, "vmovhps": LOADHI,
     "vpermq": DUP128, "vshufi64x2": DUP128,
+    "aeskeygenassist": KEYGEN, "vaeskeygenassist": KEYGEN, "pshufd": PSHUFD, "vpshufd": PSHUFD,
+    "shufps": SHUFPS, "vshufps": SHUFPS, "aesimc": AESIMC, "vaesimc": AESIMC,
 }
 # objdump names the four immediates of (V)PCLMULQDQ: which half of src1, then of src2
 _CLMUL_ALIAS = re.compile(r"v?pclmul([lh])q([lh])qdq")
@@ -497,6 +548,10 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [args[0], args[0], args[1]]
     elif op == LOADLO and isinstance(args[0], G):   # a general register: objdump's movq
         op = "movg"
+    elif op == LOADLO and isinstance(args[0], M):   # movq to memory: the low half stored
+        op = STORELO
+    elif op == SHUFPS and len(args) == 3:     # legacy SSE: destination is the first source
+        args = [args[0], args[0], args[1], args[2]]
     elif op == LOADHI and len(args) == 2:     # legacy SSE: the low half stays
         args = [args[0], args[0], args[1]]
     elif op == DUP128:

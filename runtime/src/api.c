@@ -147,6 +147,16 @@ int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len)
     return AESGEN_OK;
 }
 
+int aesgen_ctx_cipher(const aesgen_ctx *ctx, int direction, const aesgen_variant **v, const void **rk)
+{
+    const int rc = ctx_ready(ctx);
+    if (rc != AESGEN_OK)
+        return rc;
+    *v = direction == AESGEN_ENCRYPT ? cstate_of(ctx)->enc : cstate_of(ctx)->dec;
+    *rk = cschedule_of(ctx, direction);
+    return AESGEN_OK;
+}
+
 static int check_blocks(const aesgen_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     int rc = ctx_ready(ctx);

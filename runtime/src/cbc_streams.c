@@ -1,0 +1,190 @@
+/*
+ * cbc_streams.c -- CBC encryption of independent messages under one key, over any
+ * encryption variant's ECB loop.
+ *
+ * One CBC chain waits a whole block cipher latency per block, so one message keeps a
+ * fraction of the AES unit (or of a fixsliced batch) busy. Here up to L messages are in
+ * flight, L being the variant's batch (batch_blocks: a hardware loop's interleave, a
+ * fixsliced batch). The lanes' chain values sit in one contiguous buffer; each step
+ * XORs the next plaintext block of every live lane into its chain value, runs the ECB
+ * loop once over the buffer, in place, and copies each lane's ciphertext (its next
+ * chain value) out. A finished message's IV gets its last ciphertext block and its lane
+ * takes the next pending message; once none is pending, the last live lane moves into
+ * the freed one so the live lanes stay a prefix of the buffer. A lone live lane ends
+ * through the variant's own CBC loop. Every branch depends only on lengths.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aesgen_internal.h"
+
+#define MAX_LANES 64 /* more than any variant's batch */
+
+/* ---- checks ---------------------------------------------------------------- */
+
+/* A byte range [lo, hi) of one call's buffers. */
+typedef struct span {
+    uintptr_t lo, hi;
+} span;
+
+static int by_start(const void *a, const void *b)
+{
+    const uintptr_t x = ((const span *)a)->lo, y = ((const span *)b)->lo;
+    return (x > y) - (x < y);
+}
+
+/* Whether a written span overlaps another written span or a read one. The written
+ * spans are sorted: disjoint ones have increasing ends too, so each read span is
+ * compared with the first written span ending past its start. */
+static int overlapping(span *w, size_t nw, const span *r, size_t nr)
+{
+    qsort(w, nw, sizeof *w, by_start);
+    for (size_t i = 1; i < nw; i++)
+        if (w[i].lo < w[i - 1].hi)
+            return 1;
+    for (size_t j = 0; j < nr; j++) {
+        size_t lo = 0, hi = nw;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (w[mid].hi > r[j].lo)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo < nw && w[lo].lo < r[j].hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every argument rule of aesgen_cbc_encrypt_streams (aesgen.h), before any write. */
+static int check_messages(const aesgen_cbc_msg *msgs, size_t count)
+{
+    if (count == 0)
+        return AESGEN_OK;
+    if (msgs == NULL)
+        return AESGEN_ERR_NULL;
+    if (count > AESGEN_CBC_STREAMS_MAX)
+        return AESGEN_ERR_LENGTH;
+    span written[2 * AESGEN_CBC_STREAMS_MAX], read[AESGEN_CBC_STREAMS_MAX + 1];
+    size_t nw = 0, nr = 0;
+    for (size_t i = 0; i < count; i++) {
+        const aesgen_cbc_msg *m = &msgs[i];
+        if (m->iv == NULL)
+            return AESGEN_ERR_NULL;
+        int rc = aesgen_check_buffers(m->out, m->in, m->len);
+        if (rc != AESGEN_OK)
+            return rc;
+        if (m->len % AESGEN_BLOCK_SIZE != 0 || (uintptr_t)m->iv > UINTPTR_MAX - 16)
+            return AESGEN_ERR_LENGTH;
+        written[nw++] = (span){(uintptr_t)m->iv, (uintptr_t)m->iv + 16};
+        if (m->len == 0)
+            continue;
+        written[nw++] = (span){(uintptr_t)m->out, (uintptr_t)m->out + m->len};
+        if (m->out != m->in) /* in place: the input is the output's span */
+            read[nr++] = (span){(uintptr_t)m->in, (uintptr_t)m->in + m->len};
+    }
+    read[nr++] = (span){(uintptr_t)msgs, (uintptr_t)(msgs + count)};
+    return overlapping(written, nw, read, nr) ? AESGEN_ERR_OVERLAP : AESGEN_OK;
+}
+
+/* ---- the lane scheduler ------------------------------------------------------ */
+
+typedef struct lane {
+    const uint8_t *in;
+    uint8_t *out;
+    uint8_t *iv;
+    size_t blocks; /* left */
+} lane;
+
+/* The next message with data from *next on into lane l, its IV into chain; 0 if none.
+ * A message of length 0 is left alone: its IV does not change. */
+static int take_message(const aesgen_cbc_msg *msgs, size_t count, size_t *next, lane *l, uint8_t chain[16])
+{
+    while (*next < count && msgs[*next].len == 0)
+        ++*next;
+    if (*next == count)
+        return 0;
+    const aesgen_cbc_msg *m = &msgs[(*next)++];
+    *l = (lane){m->in, m->out, m->iv, m->len / AESGEN_BLOCK_SIZE};
+    memcpy(chain, m->iv, 16);
+    return 1;
+}
+
+static void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
+{
+    uint64_t a[2], b[2];
+    memcpy(a, acc, 16);
+    memcpy(b, in, 16);
+    a[0] ^= b[0];
+    a[1] ^= b[1];
+    memcpy(acc, a, 16);
+}
+
+static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesgen_cbc_msg *msgs, size_t count)
+{
+    const size_t width = v->batch_blocks == 0 ? 1 : v->batch_blocks < MAX_LANES ? v->batch_blocks : MAX_LANES;
+    _Alignas(64) uint8_t chain[16 * MAX_LANES];
+    lane lanes[MAX_LANES];
+    size_t live = 0, next = 0;
+    while (live < width && take_message(msgs, count, &next, &lanes[live], chain + 16 * live))
+        live++;
+    const size_t used = live;
+
+    while (live > 1) {
+        size_t steps = lanes[0].blocks;
+        for (size_t i = 1; i < live; i++)
+            steps = lanes[i].blocks < steps ? lanes[i].blocks : steps;
+        for (size_t s = 0; s < steps; s++) {
+            for (size_t i = 0; i < live; i++) {
+                xor_into(chain + 16 * i, lanes[i].in);
+                lanes[i].in += 16;
+            }
+            aesgen_variant_ecb(v, rk, chain, chain, live);
+            for (size_t i = 0; i < live; i++) {
+                memcpy(lanes[i].out, chain + 16 * i, 16);
+                lanes[i].out += 16;
+            }
+        }
+        for (size_t i = 0; i < live;) {
+            lanes[i].blocks -= steps;
+            if (lanes[i].blocks != 0) {
+                i++;
+                continue;
+            }
+            memcpy(lanes[i].iv, chain + 16 * i, 16);
+            if (take_message(msgs, count, &next, &lanes[i], chain + 16 * i)) {
+                i++;
+                continue;
+            }
+            /* none pending: the last live lane fills the gap (and is looked at next) */
+            live--;
+            if (i != live) { /* its steps are subtracted when the loop looks at it */
+                lanes[i] = lanes[live];
+                memcpy(chain + 16 * i, chain + 16 * live, 16);
+            }
+        }
+    }
+    /* One lane left, with nothing pending (a width of 1 takes the messages in turn):
+     * the variant's CBC loop runs it at once. */
+    while (live == 1) {
+        aesgen_variant_cbc(v, rk, lanes[0].out, lanes[0].in, lanes[0].blocks, chain);
+        memcpy(lanes[0].iv, chain, 16);
+        live = take_message(msgs, count, &next, &lanes[0], chain);
+    }
+    aesgen_memwipe(chain, 16 * used);
+}
+
+int aesgen_cbc_encrypt_streams(const aesgen_ctx *ctx, const aesgen_cbc_msg *msgs, size_t count)
+{
+    const aesgen_variant *v;
+    const void *rk;
+    int rc = aesgen_ctx_cipher(ctx, AESGEN_ENCRYPT, &v, &rk);
+    if (rc != AESGEN_OK)
+        return rc;
+    rc = check_messages(msgs, count);
+    if (rc == AESGEN_OK && count != 0)
+        encrypt_streams(v, rk, msgs, count);
+    return rc;
+}

@@ -20,6 +20,7 @@
 #include "aesgen_internal.h"
 
 #define MAX_LANES 64 /* more than any variant's batch */
+#define CHAIN_ALIGN 64 /* at least any variant's align */
 
 /* ---- checks ---------------------------------------------------------------- */
 
@@ -112,7 +113,8 @@ static int take_message(const aesgen_cbc_msg *msgs, size_t count, size_t *next, 
     return 1;
 }
 
-static void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
+/* acc ^= in, 16 bytes; acc is the chain buffer (aligned), in any caller buffer. */
+static inline void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
 {
     uint64_t a[2], b[2];
     memcpy(a, acc, 16);
@@ -122,10 +124,45 @@ static void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
     memcpy(acc, a, 16);
 }
 
+/* `steps` blocks of each of the live lanes: the first plaintext blocks are XORed in,
+ * then per step the ECB call, and per lane its ciphertext out and (but after the last
+ * step) the next plaintext block XORed into it, in one pass over the lanes. */
+static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, lane *lanes, size_t live,
+                      size_t steps)
+{
+    const uint8_t *in[MAX_LANES];
+    uint8_t *out[MAX_LANES];
+    for (size_t i = 0; i < live; i++) {
+        in[i] = lanes[i].in;
+        out[i] = lanes[i].out;
+        xor_into(chain + 16 * i, in[i]);
+        in[i] += 16;
+    }
+    for (size_t s = 1;; s++) {
+        if (v->align <= CHAIN_ALIGN) /* the chain buffer suits the loop itself */
+            v->ecb(rk, chain, chain, live);
+        else
+            aesgen_variant_ecb(v, rk, chain, chain, live);
+        if (s == steps)
+            break;
+        for (size_t i = 0; i < live; i++) {
+            memcpy(out[i], chain + 16 * i, 16);
+            out[i] += 16;
+            xor_into(chain + 16 * i, in[i]);
+            in[i] += 16;
+        }
+    }
+    for (size_t i = 0; i < live; i++) {
+        memcpy(out[i], chain + 16 * i, 16);
+        lanes[i].in = in[i];
+        lanes[i].out = out[i] + 16;
+    }
+}
+
 static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesgen_cbc_msg *msgs, size_t count)
 {
     const size_t width = v->batch_blocks == 0 ? 1 : v->batch_blocks < MAX_LANES ? v->batch_blocks : MAX_LANES;
-    _Alignas(64) uint8_t chain[16 * MAX_LANES];
+    _Alignas(CHAIN_ALIGN) uint8_t chain[16 * MAX_LANES];
     lane lanes[MAX_LANES];
     size_t live = 0, next = 0;
     while (live < width && take_message(msgs, count, &next, &lanes[live], chain + 16 * live))
@@ -136,17 +173,7 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
         size_t steps = lanes[0].blocks;
         for (size_t i = 1; i < live; i++)
             steps = lanes[i].blocks < steps ? lanes[i].blocks : steps;
-        for (size_t s = 0; s < steps; s++) {
-            for (size_t i = 0; i < live; i++) {
-                xor_into(chain + 16 * i, lanes[i].in);
-                lanes[i].in += 16;
-            }
-            aesgen_variant_ecb(v, rk, chain, chain, live);
-            for (size_t i = 0; i < live; i++) {
-                memcpy(lanes[i].out, chain + 16 * i, 16);
-                lanes[i].out += 16;
-            }
-        }
+        run_steps(v, rk, chain, lanes, live, steps);
         for (size_t i = 0; i < live;) {
             lanes[i].blocks -= steps;
             if (lanes[i].blocks != 0) {

@@ -124,9 +124,65 @@ static inline void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
     memcpy(acc, a, 16);
 }
 
-/* `steps` blocks of each of the live lanes: the first plaintext blocks are XORed in,
- * then per step the ECB call, and per lane its ciphertext out and (but after the last
- * step) the next plaintext block XORed into it, in one pass over the lanes. */
+/* One pass over the live lanes between two ECB calls: each lane's ciphertext (its chain
+ * value) to *out (unless out is NULL: before the first call), then its next plaintext
+ * block XORed into the chain value (unless in is NULL: after the last call); the
+ * pointers move on by a block. */
+static void pass_portable(uint8_t *chain, uint8_t **out, const uint8_t **in, size_t live)
+{
+    for (size_t i = 0; i < live; i++) {
+        if (out != NULL) {
+            memcpy(out[i], chain + 16 * i, 16);
+            out[i] += 16;
+        }
+        if (in != NULL) {
+            xor_into(chain + 16 * i, in[i]);
+            in[i] += 16;
+        }
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WIDE_PASS 1
+/* The same pass for variants whose loops read the chain buffer in 64-byte zmm loads:
+ * written in whole 64-byte stores, four lanes at a time, so those loads are forwarded
+ * from the stores; 16-byte stores would make each load wait until they reach the cache
+ * (behind the output stores, which miss it when the messages share cache sets). */
+__attribute__((target("avx512f"))) static void pass_avx512(uint8_t *chain, uint8_t **out, const uint8_t **in,
+                                                           size_t live)
+{
+    for (size_t g = 0; g < live; g += 4) {
+        const size_t n = live - g < 4 ? live - g : 4;
+        __m512i c = _mm512_load_si512((const void *)(chain + 16 * g));
+        if (out != NULL) {
+            _mm_storeu_si128((__m128i *)(void *)out[g], _mm512_castsi512_si128(c));
+            if (n > 1)
+                _mm_storeu_si128((__m128i *)(void *)out[g + 1], _mm512_extracti32x4_epi32(c, 1));
+            if (n > 2)
+                _mm_storeu_si128((__m128i *)(void *)out[g + 2], _mm512_extracti32x4_epi32(c, 2));
+            if (n > 3)
+                _mm_storeu_si128((__m128i *)(void *)out[g + 3], _mm512_extracti32x4_epi32(c, 3));
+            for (size_t j = 0; j < n; j++)
+                out[g + j] += 16;
+        }
+        if (in != NULL) {
+            __m512i p = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)in[g]));
+            if (n > 1)
+                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 1]), 1);
+            if (n > 2)
+                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 2]), 2);
+            if (n > 3)
+                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 3]), 3);
+            for (size_t j = 0; j < n; j++)
+                in[g + j] += 16;
+            _mm512_store_si512((void *)(chain + 16 * g), _mm512_xor_si512(c, p));
+        }
+    }
+}
+#endif
+
+/* `steps` blocks of each of the live lanes: a pass, the ECB call, a pass, ... */
 static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, lane *lanes, size_t live,
                       size_t steps)
 {
@@ -135,9 +191,13 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, l
     for (size_t i = 0; i < live; i++) {
         in[i] = lanes[i].in;
         out[i] = lanes[i].out;
-        xor_into(chain + 16 * i, in[i]);
-        in[i] += 16;
     }
+    void (*pass)(uint8_t *, uint8_t **, const uint8_t **, size_t) = pass_portable;
+#ifdef WIDE_PASS
+    if (v->features & AESGEN_CPU_AVX512F)
+        pass = pass_avx512;
+#endif
+    pass(chain, NULL, in, live);
     for (size_t s = 1;; s++) {
         if (v->align <= CHAIN_ALIGN) /* the chain buffer suits the loop itself */
             v->ecb(rk, chain, chain, live);
@@ -145,17 +205,12 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, l
             aesgen_variant_ecb(v, rk, chain, chain, live);
         if (s == steps)
             break;
-        for (size_t i = 0; i < live; i++) {
-            memcpy(out[i], chain + 16 * i, 16);
-            out[i] += 16;
-            xor_into(chain + 16 * i, in[i]);
-            in[i] += 16;
-        }
+        pass(chain, out, in, live);
     }
+    pass(chain, out, NULL, live);
     for (size_t i = 0; i < live; i++) {
-        memcpy(out[i], chain + 16 * i, 16);
         lanes[i].in = in[i];
-        lanes[i].out = out[i] + 16;
+        lanes[i].out = out[i];
     }
 }
 

@@ -43,6 +43,7 @@ enum bench_op {
     OP_XTS_ENC,
     OP_XTS_DEC,
     OP_XTS_SECTORS_ENC,
+    OP_CBC_STREAMS_ENC,
     OP_COUNT
 };
 
@@ -62,6 +63,14 @@ int bench_key_index(unsigned bits);    /* -1 if not 128/192/256 */
  * their own whatever --sizes says. */
 size_t bench_op_len(int op, size_t size);
 int bench_op_fixed_len(int op); /* 1: bench_op_len ignores the size */
+
+/* cbc-enc-streams: one call is bench_cbc_streams independent CBC encryptions of the
+ * row's size each (--streams, default 8), message i at buf + i * size, in place, with
+ * the IV bench_stream_iv(i) (the cbc-enc start IV with byte 0 XORed with i). Its
+ * length (bench_op_len) is streams * size: MB/s counts every stream. */
+#define BENCH_MAX_STREAMS 64
+extern unsigned bench_cbc_streams;
+void bench_stream_iv(unsigned i, uint8_t iv[16]);
 
 /* Why no implementation can run op with key index k over len bytes (len 0:
  * whatever the length), e.g. AES-192 has no XTS; NULL when nothing stops it. */

@@ -34,6 +34,9 @@ static void usage(FILE *f)
 "of the row's size with a 16-byte tweak per call, tweak set-up included;\n"
 "xts-sectors-enc is 64 sectors of 4 KiB (tweak = sector number) per call, always\n"
 "262144 bytes whatever --sizes says (aesgen and OpenSSL rows only).\n"
+"cbc-enc-streams is --streams independent CBC encryptions of the row's size in one\n"
+"call (aesgen_cbc_encrypt_streams; intel-ipsec-mb: that many jobs submitted, then\n"
+"flushed); MB/s counts every stream (aesgen and ipsecmb rows only).\n"
 "\n"
 "  --quick             which backend/variant dispatch picks per key size, then a\n"
 "                      compact 8 KiB table (ecb-enc, ecb-dec, ctr, cbc-dec,\n"
@@ -46,11 +49,13 @@ static void usage(FILE *f)
 "                      (default: every backend this CPU supports)\n"
 "  --key-bits LIST     e.g. 128,256 (default 128,192,256)\n"
 "  --op LIST           ecb-enc,ecb-dec,ctr,cbc-dec,cbc-enc,gcm-seal,gcm-open,\n"
-"                      xts-enc,xts-dec,xts-sectors-enc or all (default all;\n"
-"                      --quick: all but cbc-enc and xts-sectors-enc); e.g.\n"
+"                      xts-enc,xts-dec,xts-sectors-enc,cbc-enc-streams or all\n"
+"                      (default all; --quick: all but cbc-enc, xts-sectors-enc\n"
+"                      and cbc-enc-streams); e.g.\n"
 "                      --op gcm-seal,gcm-open for AES-GCM alone\n"
 "  --sizes LIST        message bytes, multiples of 16, K/M suffixes allowed\n"
 "                      (default 16,64,256,1024,8192,1M; --quick: 8192)\n"
+"  --streams K         messages per cbc-enc-streams call (1..64, default 8)\n"
 "  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64,\n"
 "                      rustcrypto-aes0.6, gcrypt, ipsecmb, all, none\n"
 "                      (default all available; plain OpenSSL always runs: it is\n"
@@ -300,6 +305,11 @@ void bench_parse_args(int argc, char **argv, bench_opts *o)
             NEED_VALUE();
             o->ops_given = 1;
             for_each_item(val, name, add_op, o);
+        } else if (strcmp(name, "--streams") == 0) {
+            NEED_VALUE();
+            bench_cbc_streams = (unsigned)parse_number(name, val, 1, BENCH_MAX_STREAMS);
+            if ((double)bench_cbc_streams != strtod(val, NULL))
+                bench_arg_error("--streams: '%s' is not a whole number", val);
         } else if (strcmp(name, "--sizes") == 0) {
             NEED_VALUE();
             for_each_item(val, name, add_size, o);
@@ -354,7 +364,8 @@ void bench_parse_args(int argc, char **argv, bench_opts *o)
             o->key_sel[k] = 1;
     if (!o->ops_given)
         for (int op = 0; op < OP_COUNT; op++)
-            o->op_sel[op] = !(o->quick && (op == OP_CBC_ENC || op == OP_XTS_SECTORS_ENC));
+            o->op_sel[op] = !(o->quick && (op == OP_CBC_ENC || op == OP_XTS_SECTORS_ENC ||
+                                           op == OP_CBC_STREAMS_ENC));
     if (o->nsizes == 0) {
         static const size_t full[] = {16, 64, 256, 1024, 8192, 1u << 20};
         if (o->quick)

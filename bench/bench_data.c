@@ -12,7 +12,8 @@
 
 const char *const bench_op_name[OP_COUNT] = {"ecb-enc",  "ecb-dec",  "ctr",     "cbc-dec",
                                              "cbc-enc",  "gcm-seal", "gcm-open", "xts-enc",
-                                             "xts-dec",  "xts-sectors-enc"};
+                                             "xts-dec",  "xts-sectors-enc", "cbc-enc-streams"};
+unsigned bench_cbc_streams = 8;
 const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
 
 int bench_op_is_decrypt(int op)
@@ -31,7 +32,15 @@ int bench_op_fixed_len(int op) { return op == OP_XTS_SECTORS_ENC; }
 
 size_t bench_op_len(int op, size_t size)
 {
-    return op == OP_XTS_SECTORS_ENC ? BENCH_XTS_SECTORS_BYTES : size;
+    return op == OP_XTS_SECTORS_ENC   ? BENCH_XTS_SECTORS_BYTES
+           : op == OP_CBC_STREAMS_ENC ? size * bench_cbc_streams
+                                      : size;
+}
+
+void bench_stream_iv(unsigned i, uint8_t iv[16])
+{
+    bench_start_iv(OP_CBC_ENC, 0, iv);
+    iv[0] ^= (uint8_t)i;
 }
 
 const char *bench_op_na(int op, int k, size_t len)

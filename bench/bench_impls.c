@@ -43,6 +43,7 @@ typedef struct aesgen_priv {
     aesgen_gcm_key *gcm[NKEYS]; /* NULL where GCM is not offered */
     aesgen_xts_key *xts[NKEYS]; /* NULL where XTS is not offered (AES-192 never) */
     uint8_t iv[NKEYS][OP_COUNT][16];
+    uint8_t stream_iv[NKEYS][BENCH_MAX_STREAMS][16];
     aesgen_ctr ctr[NKEYS];
 } aesgen_priv;
 
@@ -50,6 +51,8 @@ static int aesgen_reset(impl *im, int k, int op)
 {
     aesgen_priv *p = im->priv;
     bench_start_iv(op, 0, p->iv[k][op]);
+    for (unsigned i = 0; op == OP_CBC_STREAMS_ENC && i < bench_cbc_streams; i++)
+        bench_stream_iv(i, p->stream_iv[k][i]);
     if (op == OP_CTR)
         return aesgen_ctr_init(&p->ctr[k], p->iv[k][op]) == AESGEN_OK ? 0 : -1;
     return 0;
@@ -110,6 +113,15 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
                                               BENCH_XTS_SECTOR_BYTES,
                                               len / BENCH_XTS_SECTOR_BYTES, buf, buf);
         return p->xts[k] && !bad ? 0 : -1;
+    case OP_CBC_STREAMS_ENC: {
+        aesgen_cbc_msg m[BENCH_MAX_STREAMS];
+        const size_t size = len / bench_cbc_streams;
+        for (unsigned s = 0; s < bench_cbc_streams; s++)
+            m[s] = (aesgen_cbc_msg){p->stream_iv[k][s], buf + s * size, buf + s * size, size};
+        for (uint64_t i = 0; i < iters; i++)
+            bad |= aesgen_cbc_encrypt_streams(ctx, m, bench_cbc_streams);
+        break;
+    }
     default:
         return -1;
     }
@@ -322,7 +334,7 @@ int impl_aesgen_variant_create(impl *im, const char *variant)
             xts_ok &= aesgen_xts_setup(im, k, v->direction == 0 ? v : NULL,
                                        v->direction == 1 ? v : NULL) == 0;
     int enc = v != NULL && v->direction == 0;
-    im->op_ok[OP_ECB_ENC] = im->op_ok[OP_CTR] = im->op_ok[OP_CBC_ENC] = enc;
+    im->op_ok[OP_ECB_ENC] = im->op_ok[OP_CTR] = im->op_ok[OP_CBC_ENC] = im->op_ok[OP_CBC_STREAMS_ENC] = enc;
     im->op_ok[OP_ECB_DEC] = im->op_ok[OP_CBC_DEC] = v != NULL && !enc;
     /* GCM needs the variant's CTR loop: encryption variants only. */
     im->op_ok[OP_GCM_SEAL] = im->op_ok[OP_GCM_OPEN] = enc && v->ctr && gcm_ok;

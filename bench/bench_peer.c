@@ -315,7 +315,9 @@ int peer_spawn(impl *im, int counter_kind, peer_info *info, char *err, size_t er
     for (int k = 0; k < NKEYS; k++)
         im->key_ok[k] = 1;
     for (int op = 0; op < OP_COUNT; op++)
-        im->op_ok[op] = 1;
+        im->op_ok[op] = op != OP_CBC_STREAMS_ENC;
+    snprintf(im->op_note[OP_CBC_STREAMS_ENC], sizeof im->op_note[OP_CBC_STREAMS_ENC],
+             "OpenSSL has no call for independent CBC messages");
     return 0;
 }
 

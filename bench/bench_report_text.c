@@ -398,10 +398,10 @@ void bench_report_tcrypt(FILE *f, const bench_run *run)
             bench_counter_desc(m, desc, sizeof desc), o->repeats);
     static const char *const mode[OP_COUNT] = {"ecb(aes)", "ecb(aes)", "ctr(aes)", "cbc(aes)",
                                                "cbc(aes)", "gcm(aes)", "gcm(aes)", "xts(aes)",
-                                               "xts(aes)", "xts(aes)"};
+                                               "xts(aes)", "xts(aes)", "cbc(aes)"};
     static const int order[OP_COUNT] = {OP_ECB_ENC, OP_ECB_DEC,  OP_CBC_ENC,  OP_CBC_DEC,
                                         OP_CTR,     OP_GCM_SEAL, OP_GCM_OPEN, OP_XTS_ENC,
-                                        OP_XTS_DEC, OP_XTS_SECTORS_ENC};
+                                        OP_XTS_DEC, OP_XTS_SECTORS_ENC, OP_CBC_STREAMS_ENC};
     for (int i = 0; i < run->nimpl; i++) {
         for (int oi = 0; oi < OP_COUNT; oi++) {
             int op = order[oi];
@@ -409,7 +409,9 @@ void bench_report_tcrypt(FILE *f, const bench_run *run)
                 continue;
             fprintf(f, "\ntesting speed of %s (%s) %s%s\n", mode[op], run->impls[i].name,
                     bench_op_is_decrypt(op) ? "decryption" : "encryption",
-                    op == OP_XTS_SECTORS_ENC ? " (64 sectors of 4096 bytes per operation)" : "");
+                    op == OP_XTS_SECTORS_ENC    ? " (64 sectors of 4096 bytes per operation)"
+                    : op == OP_CBC_STREAMS_ENC ? " (independent streams, all of them per operation)"
+                                               : "");
             int t = 0;
             for (int k = 0; k < NKEYS; k++) {
                 if (!o->key_sel[k])

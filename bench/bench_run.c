@@ -257,10 +257,13 @@ int bench_run_alloc(bench_run *run)
 {
     const bench_opts *o = &run->opts;
     size_t maxlen = CHECK_BYTES;
-    for (int op = 0; op < OP_COUNT; op++)
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (o->op_sel[op] && !bench_op_fixed_len(op) && bench_op_len(op, CHECK_BYTES) > maxlen)
+            maxlen = bench_op_len(op, CHECK_BYTES); /* the check's length */
         for (int si = 0; o->op_sel[op] && si < bench_op_nsizes(o, op); si++)
             if (bench_op_size(o, op, si) > maxlen)
                 maxlen = bench_op_size(o, op, si);
+    }
     /* room for a GCM tag and gcm-open's separate input (bench.h) */
     run->buf = aligned_alloc(64, bench_buf_bytes(maxlen));
     run->ref = aligned_alloc(64, bench_buf_bytes(maxlen));

@@ -41,6 +41,7 @@ typedef struct imb_key {
 typedef struct imb_priv {
     imb_key key[NKEYS];
     uint8_t iv[NKEYS][OP_COUNT][16];
+    uint8_t stream_iv[NKEYS][BENCH_MAX_STREAMS][16];
     struct gcm_context_data gctx;
     IMB_MGR *mgr;
 } imb_priv;
@@ -95,6 +96,8 @@ static int imb_reset(impl *im, int k, int op)
 {
     imb_priv *p = im->priv;
     bench_start_iv(op, 1, p->iv[k][op]);
+    for (unsigned i = 0; op == OP_CBC_STREAMS_ENC && i < bench_cbc_streams; i++)
+        bench_stream_iv(i, p->stream_iv[k][i]);
     return 0;
 }
 
@@ -183,6 +186,49 @@ static int imb_ecb(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint64_
     return 0;
 }
 
+/* cbc-enc-streams: the multi-buffer path, one job per stream through the scheduler
+ * (IMB_GET_NEXT_JOB, IMB_SUBMIT_JOB), then IMB_FLUSH_JOB until every job is back;
+ * messages over IMB_JOB_MAX bytes go in chained rounds of pieces. Each stream's IV
+ * then becomes its last ciphertext block, as aesgen_cbc_encrypt_streams leaves it. */
+static int imb_cbc_streams(imb_priv *p, int k, uint8_t *buf, size_t len, uint64_t iters)
+{
+    const unsigned n = bench_cbc_streams;
+    const size_t size = len / n;
+    for (uint64_t it = 0; it < iters; it++)
+        for (size_t at = 0; at < size; at += IMB_JOB_MAX) {
+            const size_t piece = size - at < IMB_JOB_MAX ? size - at : IMB_JOB_MAX;
+            unsigned done = 0;
+            for (unsigned s = 0; s < n; s++) {
+                IMB_JOB *j = IMB_GET_NEXT_JOB(p->mgr);
+                j->cipher_mode = IMB_CIPHER_CBC;
+                j->cipher_direction = IMB_DIR_ENCRYPT;
+                j->chain_order = IMB_ORDER_CIPHER_HASH;
+                j->hash_alg = IMB_AUTH_NULL;
+                j->enc_keys = p->key[k].enc;
+                j->dec_keys = p->key[k].dec;
+                j->key_len_in_bytes = bench_key_bits[k] / 8;
+                j->src = buf + s * size + at;
+                j->dst = buf + s * size + at;
+                j->cipher_start_src_offset_in_bytes = 0;
+                j->msg_len_to_cipher_in_bytes = piece;
+                j->iv = p->stream_iv[k][s];
+                j->iv_len_in_bytes = 16;
+                j = IMB_SUBMIT_JOB(p->mgr);
+                for (; j; j = IMB_GET_COMPLETED_JOB(p->mgr), done++)
+                    if (j->status != IMB_STATUS_COMPLETED)
+                        return -1;
+            }
+            for (IMB_JOB *j; (j = IMB_FLUSH_JOB(p->mgr)) != NULL; done++)
+                if (j->status != IMB_STATUS_COMPLETED)
+                    return -1;
+            if (done != n)
+                return -1;
+            for (unsigned s = 0; s < n; s++)
+                memcpy(p->stream_iv[k][s], buf + s * size + at + piece - 16, 16);
+        }
+    return 0;
+}
+
 /* iters GCM messages: seal buf in place, or open the prepared one. */
 static int imb_gcm(imb_priv *p, int k, int op, uint8_t *buf, size_t len, uint64_t iters)
 {
@@ -220,6 +266,8 @@ static int imb_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64_t 
         return imb_ecb(p, k, op, buf, len, iters);
     if (bench_op_is_gcm(op))
         return imb_gcm(p, k, op, buf, len, iters);
+    if (op == OP_CBC_STREAMS_ENC)
+        return imb_cbc_streams(p, k, buf, len, iters);
     return imb_burst(p, k, op, buf, len, iters);
 }
 
@@ -261,7 +309,7 @@ static int imb_create(impl *im)
     snprintf(im->desc, sizeof im->desc,
              "intel-ipsec-mb %s, IMB_MGR from alloc_mb_mgr + init_mb_mgr_auto, which chose the "
              "%s manager on this CPU (%s); CBC and CTR IMB_SUBMIT_CIPHER_BURST with one job per "
-             "call, ECB the job API (get_next_job/submit_job/flush_job; 1.3's cipher burst has "
+             "call, ECB the job API, cbc-enc-streams one job per stream submitted then flushed (get_next_job/submit_job/flush_job; 1.3's cipher burst has "
              "no ECB); ECB and CBC encryption over 65,520 B in pieces (16-bit lane lengths); "
              "CTR counts the low 32 bits only; the row carries the CBC IV and CTR "
              "counter between calls itself; GCM IMB_AES*_GCM_ENC/DEC (AES-128: %s), keys by "

@@ -116,6 +116,36 @@ AESGEN_API int aesgen_cbc_encrypt(const aesgen_ctx *ctx, uint8_t iv[16],
 AESGEN_API int aesgen_cbc_decrypt(const aesgen_ctx *ctx, uint8_t iv[16],
                                   uint8_t *out, const uint8_t *in, size_t len);
 
+/* CBC encryption of independent messages under one key. A CBC chain waits for
+ * each block before the next, so one message keeps a fraction of the AES unit
+ * busy; this call keeps one block of each of up to L messages in flight (L is
+ * the variant's batch: 8 on aesni, 16 on vaes256, 32 on vaes512 and
+ * avx512-fixslice) and gives a finished message's lane to the next one.
+ * Message i is encrypted exactly as aesgen_cbc_encrypt(ctx, msgs[i].iv,
+ * msgs[i].out, msgs[i].in, msgs[i].len) would: len a multiple of 16, 0
+ * allowed (nothing is written, not even its IV); iv updated to the last
+ * ciphertext block. Lengths may differ. count is at most
+ * AESGEN_CBC_STREAMS_MAX; count 0 does nothing (msgs may then be NULL).
+ * Errors, all found before anything is written (no output byte, no IV):
+ *  - AESGEN_ERR_NULL: msgs (count > 0), a message's iv, or its out or in
+ *    where its len > 0;
+ *  - AESGEN_ERR_LENGTH: a len not a multiple of 16, a buffer past the end of
+ *    the address space, count > AESGEN_CBC_STREAMS_MAX;
+ *  - AESGEN_ERR_OVERLAP: a message's out overlaps its own in without being
+ *    equal to it, or anything the call writes (an out, an iv) overlaps any
+ *    other buffer of the call: another message's out, in or iv, its own iv,
+ *    or msgs[] itself. Inputs may overlap each other. */
+#define AESGEN_CBC_STREAMS_MAX 256
+typedef struct aesgen_cbc_msg {
+    uint8_t *iv;       /* 16 bytes, in: the IV; out: the last ciphertext block */
+    uint8_t *out;
+    const uint8_t *in;
+    size_t len;        /* bytes, a multiple of 16 */
+} aesgen_cbc_msg;
+
+AESGEN_API int aesgen_cbc_encrypt_streams(const aesgen_ctx *ctx, const aesgen_cbc_msg *msgs,
+                                          size_t count);
+
 /* CTR (SP 800-38A): the whole 16-byte counter block is one big-endian
  * 128-bit integer, incremented by one per block and wrapping from 2^128-1
  * to 0. Any byte length; encryption and decryption are the same call. */

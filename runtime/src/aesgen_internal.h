@@ -20,6 +20,10 @@ int aesgen_variant_usable(const aesgen_variant *v);
 int aesgen_init_variants(aesgen_ctx *ctx, const uint8_t *key, size_t key_len,
                          const aesgen_variant *enc, const aesgen_variant *dec);
 
+/* The variant and round keys of a context's direction, if the context is set up
+ * (AESGEN_OK, _ERR_NULL, _ERR_CONTEXT). */
+int aesgen_ctx_cipher(const aesgen_ctx *ctx, int direction, const aesgen_variant **v, const void **rk);
+
 /* A variant's mode functions with the whole contract of aesgen_variant.h,
  * whatever the variant leaves to its caller (ctr_low64, align): any alignment,
  * and a CTR counter that is one 128-bit integer, advanced by nblocks. */

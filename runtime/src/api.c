@@ -147,6 +147,16 @@ int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len)
     return AESGEN_OK;
 }
 
+int aesgen_ctx_cipher(const aesgen_ctx *ctx, int direction, const aesgen_variant **v, const void **rk)
+{
+    const int rc = ctx_ready(ctx);
+    if (rc != AESGEN_OK)
+        return rc;
+    *v = direction == AESGEN_ENCRYPT ? cstate_of(ctx)->enc : cstate_of(ctx)->dec;
+    *rk = cschedule_of(ctx, direction);
+    return AESGEN_OK;
+}
+
 static int check_blocks(const aesgen_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     int rc = ctx_ready(ctx);
@@ -287,8 +297,8 @@ const char *aesgen_status_string(int status)
     case AESGEN_ERR_KEY_LENGTH:
         return "key length must be 16, 24 or 32 bytes (XTS: 32 or 64)";
     case AESGEN_ERR_LENGTH:
-        return "length out of range for the mode (ECB/CBC: a multiple of 16; XTS: 16 to 2^24 per unit), "
-               "or the buffer does not fit in memory";
+        return "length out of range for the mode (ECB/CBC: a multiple of 16; XTS: 16 to 2^24 per unit; "
+               "CBC streams: at most 256 messages), or the buffer does not fit in memory";
     case AESGEN_ERR_OVERLAP:
         return "input and output overlap without being the same buffer";
     case AESGEN_ERR_CONTEXT:

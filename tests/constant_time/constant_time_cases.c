@@ -210,6 +210,22 @@ static void suite_encrypt(const ct_target *t, const aesgen_ctx *ctx, bufs *b, si
         if (check_ok(L, "ecb_encrypt (CBC check)", nb, aesgen_ecb_encrypt(ctx, out2, in, len))) {
             check_equal(L, "CBC ciphertext != E(p ^ previous)", nb, out2, out, len);
         }
+        /* independent messages: the whole one, its first half, an empty one; all secret */
+        {
+            uint8_t ivs[3][16];
+            const size_t half = BLK * (nb / 2);
+            for (i = 0; i < 3; ++i) {
+                secret_copy(ivs[i], iv0, 16);
+            }
+            secret_copy(in, b->truth, len);
+            aesgen_cbc_msg m[3] = {{ivs[0], out2, in, len}, {ivs[1], out3, in, half}, {ivs[2], NULL, NULL, 0}};
+            if (check_ok(L, "cbc_encrypt_streams", nb, aesgen_cbc_encrypt_streams(ctx, m, 3))) {
+                PUBLIC(out2, len);
+                PUBLIC(out3, half);
+                check_equal(L, "CBC streams: whole message != aesgen_cbc_encrypt", nb, out2, out, len);
+                check_equal(L, "CBC streams: first half != aesgen_cbc_encrypt's", nb, out3, out, half);
+            }
+        }
         if (have_dec) {
             secret_copy(iv, iv0, 16);
             secret_copy(in, out, len);

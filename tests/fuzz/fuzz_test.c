@@ -34,8 +34,8 @@
  * Input layout (missing bytes read as 0):
  *   [0]      subject selector (index mod number of subjects; GCM: of its own list)
  *   [1]      key size (mod 3: 128, 192, 256; a variant subject: its own)
- *   [2]      mode (mod 9): 0 ECB-enc, 1 ECB-dec, 2 CBC-enc, 3 CBC-dec, 4 CTR,
- *            5 GCM-seal, 6 GCM-open, 7 XTS-enc, 8 XTS-dec
+ *   [2]      mode (mod 10): 0 ECB-enc, 1 ECB-dec, 2 CBC-enc, 3 CBC-dec, 4 CTR,
+ *            5 GCM-seal, 6 GCM-open, 7 XTS-enc, 8 XTS-dec, 9 CBC streams
  *   [3]      flags: bit0 in place, bit1 invalid-length probe, bit2 overlap
  *            probe, bits 4-5 counter form (0 raw, 1 near 2^32 carry of the
  *            low word, 2 near 2^64 carry, 3 near 2^128 wrap);
@@ -67,6 +67,15 @@
  *            length, bit v & 7
  *   [65..]   payload: the IV, then the AAD, then the text (the plaintext; an open
  *            gets OpenSSL's ciphertext and tag of it)
+ *
+ * CBC streams (fuzz_cbc_streams.c): [0] subject (its own list: backends, encryption
+ * variants), [1] key size (mod 3; a variant: its own), [2] mode, then
+ *   [3]      flags: bit0 in place, bit1 length probe, bit2 overlap probe
+ *   [4]      messages: 1 + value mod FUZZ_STREAMS_MAX
+ *   [5]      length step s; message i has (byte [8 + i mod 8] + i * s) mod 65 blocks
+ *   [6]      input offset (low nibble) and output offset (high nibble)
+ *   [16..47] key, [48..63] IV (message i: byte 0 XORed with i)
+ *   [65..]   payload: the messages one after another
  *
  * XTS (fuzz_xts.c): [0] subject (its own list: backends, AES-128/256 encryption
  * variants), [1] key size (mod 2: 128, 256; a variant: its own), [2] mode, then
@@ -382,6 +391,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     fuzz_gcm_init();
     fuzz_xts_init();
+    fuzz_cbc_streams_init();
     return 0;
 }
 
@@ -394,6 +404,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mode == FUZZ_MODE_XTS_ENC || mode == FUZZ_MODE_XTS_DEC) {
         fuzz_xts_run(data, size, mode);
+        return 0;
+    }
+    if (mode == FUZZ_MODE_CBC_STREAMS) {
+        fuzz_cbc_streams_run(data, size);
         return 0;
     }
     fuzz_case c;

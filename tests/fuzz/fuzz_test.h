@@ -4,6 +4,7 @@
  *                ECB/CBC/CTR modes
  *   fuzz_gcm.c   the AES-GCM modes (seal, open)
  *   fuzz_xts.c   the AES-XTS modes (encrypt, decrypt; one unit or many sectors)
+ *   fuzz_cbc_streams.c  CBC encryption of independent messages (one call)
  * Both decode the same header (FUZZ_HEADER bytes, the layout at the top of
  * fuzz_test.c) and compare aesgen with OpenSSL EVP; any mismatch prints the case
  * and calls abort(), which libFuzzer saves as a reproducer.
@@ -26,8 +27,17 @@
 #define FUZZ_GCM_MAX_IV 80     /* GCM IV lengths 1..80 (12 favoured) */
 #define FUZZ_GCM_MAX_AAD 1024  /* GCM AAD lengths 0..1024 */
 
-/* Modes: TS_MODE_* (ts_modes.h), then the two GCM ones, then the two XTS ones. */
-enum { FUZZ_MODE_GCM_SEAL = 5, FUZZ_MODE_GCM_OPEN, FUZZ_MODE_XTS_ENC, FUZZ_MODE_XTS_DEC, FUZZ_MODE_COUNT };
+#define FUZZ_STREAMS_MAX 72    /* CBC streams: messages per call (past 2 x 32 + 1) */
+
+/* Modes: TS_MODE_* (ts_modes.h), then the two GCM ones, the two XTS ones, CBC streams. */
+enum {
+    FUZZ_MODE_GCM_SEAL = 5,
+    FUZZ_MODE_GCM_OPEN,
+    FUZZ_MODE_XTS_ENC,
+    FUZZ_MODE_XTS_DEC,
+    FUZZ_MODE_CBC_STREAMS,
+    FUZZ_MODE_COUNT
+};
 
 /* What serves a case: a forced backend (aesgen_force_backend, then the API picks),
  * or one variant (aesgen_init_variants / aesgen_gcm_init_variants). */
@@ -80,5 +90,10 @@ void fuzz_gcm_run(const uint8_t *data, size_t size, int mode);
  * FUZZ_MODE_XTS_ENC or FUZZ_MODE_XTS_DEC. */
 void fuzz_xts_init(void);
 void fuzz_xts_run(const uint8_t *data, size_t size, int mode);
+
+/* fuzz_cbc_streams.c: its subjects (backends, encryption variants), and one case of
+ * mode FUZZ_MODE_CBC_STREAMS. */
+void fuzz_cbc_streams_init(void);
+void fuzz_cbc_streams_run(const uint8_t *data, size_t size);
 
 #endif

@@ -96,6 +96,7 @@ def gcm_seeds():
 
 
 XTS_ENC, XTS_DEC = 7, 8
+STREAMS = 9
 XTS_IN_PLACE, XTS_PROBE_LENGTH, XTS_PROBE_OVERLAP, XTS_SECTORS, XTS_WEAK = 1, 2, 4, 8, 16
 
 
@@ -131,6 +132,21 @@ def xts_seeds():
     return seeds
 
 
+def streams_seeds():
+    """CBC streams inputs: [4] messages, [5] length step, [8..15] lengths in blocks."""
+    rng = random.Random(0x63626373)  # "cbcs"
+    seeds = []
+    for i, (count_sel, step) in enumerate([(0, 0), (1, 3), (7, 1), (8, 5), (15, 2), (16, 0), (31, 7), (32, 1),
+                                           (33, 4), (64, 3), (65, 9), (71, 2)]):
+        flags = (1 if i % 3 == 1 else 0) | (2 if i % 4 == 0 else 0) | (4 if i % 4 == 2 else 0)
+        head = bytes([i * 5 % 256, i % 3, STREAMS, flags, count_sel, step, (i * 0x29) & 0xff, 0])
+        head += bytes(rng.randrange(65) if j != i % 8 else 0 for j in range(8))
+        head += rng.randbytes(32) + rng.randbytes(16) + bytes(1)
+        assert len(head) == HEADER
+        seeds.append(head + rng.randbytes(96))
+    return seeds
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "corpus"
     out.mkdir(parents=True, exist_ok=True)
@@ -160,6 +176,7 @@ def main() -> None:
                           before=0, msg_len=32))
     seeds += gcm_seeds()
     seeds += xts_seeds()
+    seeds += streams_seeds()
     for old in out.glob("seed-*"):
         old.unlink()
     for n, data in enumerate(seeds):

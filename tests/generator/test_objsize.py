@@ -153,7 +153,7 @@ class BuildDir(unittest.TestCase):
 
 
 class Alternatives(unittest.TestCase):
-    def test_shipped_alternatives_are_the_bitsliced_decryptions(self):
+    def test_shipped_alternatives_are_bitsliced_decryptions_and_rolled_variants(self):
         _, variants = pipeline.load(pipeline.Paths())
         aes = [v for v in variants if v.kind == "aes"]
         alt = pipeline.alternatives(aes)
@@ -162,8 +162,12 @@ class Alternatives(unittest.TestCase):
         for v in aes:
             rivals = [w for w in aes if (w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)]
             self.assertEqual(v.name in alt, v.rank > min(w.rank for w in rivals), v.name)
-        # the targets list fixslice first for decryption: the bitsliced rounds are the alternatives
-        self.assertEqual(alt, {v.name for v in aes if v.direction == "dec" and "_bitslice" in v.name})
+        # the targets list fixslice first for decryption and the full unroll first: the
+        # bitsliced rounds and the rolled (loop4) forms are the alternatives
+        self.assertEqual(alt, {v.name for v in aes
+                               if (v.direction == "dec" and "_bitslice" in v.name)
+                               or v.param("unroll", "full") != "full"})
+        self.assertTrue(any(v.param("unroll", "full") != "full" for v in aes))
 
     def test_registry_guards_name_the_backend_and_the_alternatives(self):
         _, variants = pipeline.load(pipeline.Paths())

@@ -109,7 +109,7 @@ tls_once() { # tls_once <server-conf> <client-conf> <protocol and suite options.
     shift 2
     for _ in 1 2 3; do # three tries: a random port may be taken
         port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-        OPENSSL_CONF=$sconf "$openssl" s_server -accept "127.0.0.1:$port" -cert "$tmp/tls.crt" -key "$tmp/tls.key" \
+        OPENSSL_CONF=$sconf timeout 60 "$openssl" s_server -accept "127.0.0.1:$port" -cert "$tmp/tls.crt" -key "$tmp/tls.key" \
             "$@" -naccept 1 -rev >"$tmp/srv.log" 2>&1 &
         spid=$!
         i=0
@@ -118,9 +118,15 @@ tls_once() { # tls_once <server-conf> <client-conf> <protocol and suite options.
             i=$((i + 1))
         done
         if grep -q ACCEPT "$tmp/srv.log"; then
-            (echo hello-aesgen; sleep 1) | OPENSSL_CONF=$cconf "$openssl" s_client -connect "127.0.0.1:$port" "$@" \
+            : >"$tmp/cli.out"
+            # stdin stays open until the echo is back (at most 30 s: a loaded host is slow),
+            # then closes, which ends the client and the server's one connection
+            (echo hello-aesgen; j=0
+             while [ $j -lt 300 ] && ! grep -q negsea-olleh "$tmp/cli.out"; do sleep 0.1; j=$((j + 1)); done) |
+                OPENSSL_CONF=$cconf timeout 60 "$openssl" s_client -connect "127.0.0.1:$port" "$@" \
                 -quiet -no_ign_eof >"$tmp/cli.out" 2>"$tmp/cli.err" || true
-            # (their exit codes vary with who closes first: the echo decides)
+            # (their exit codes vary with who closes first: the echo decides; timeout ends
+            # either if the other never does)
             wait $spid 2>/dev/null || true
             grep -q negsea-olleh "$tmp/cli.out" || fail "TLS $*: no echo: $(cat "$tmp/cli.err" "$tmp/srv.log")"
             return 0

@@ -1,6 +1,6 @@
 # Prints the size of the shared library a build made, stripped as a product ships it
 # (a POST_BUILD step of aesgen_shared; docs/install.md lists the figures).
-#   cmake -DLIB=<libaesgen.so> -DSTRIP=<strip> -DBACKENDS=<list> -P AesgenLibrarySize.cmake
+#   cmake -DLIB=<libaesgen.so> -DSTRIP=<strip> -DBACKENDS=<list> [-DUNROLL=<unroll>] -P AesgenLibrarySize.cmake
 file(SIZE "${LIB}" _size)
 set(_stripped "")
 if(STRIP)
@@ -15,4 +15,8 @@ if(STRIP)
 endif()
 get_filename_component(_name "${LIB}" NAME)
 string(REPLACE ";" " " BACKENDS "${BACKENDS}")
-message(STATUS "aesgen: ${_name}: ${_size} bytes${_stripped}; backends: ${BACKENDS}")
+set(_unroll "")
+if(UNROLL)
+  set(_unroll "; software unroll: ${UNROLL}")
+endif()
+message(STATUS "aesgen: ${_name}: ${_size} bytes${_stripped}; backends: ${BACKENDS}${_unroll}")

@@ -1,17 +1,32 @@
 # Which generated variants a build compiles: -DAESGEN_BACKENDS and the alternatives.
 #
 # aesgen_select_backends(<generated_dir>)
-# Reads the generated sources.cmake's lists (already included) and AESGEN_BACKENDS (names
-# separated by ; or ,; empty: every backend built for this processor). An unknown name, or one for another processor,
-# stops the configure with the valid names. A list without a backend that needs no CPU
+# Reads the generated sources.cmake's lists (already included), AESGEN_BACKENDS (names
+# separated by ; or ,; empty: every backend built for this processor) and AESGEN_UNROLL
+# (the software variants' unroll; empty: the default). An unknown name, or one for
+# another processor, stops the configure with the valid names. A list without a backend that needs no CPU
 # feature gets one added, the one dispatch would pick on a CPU with none, so that every
 # CPU can run the library. Sets:
 #   AESGEN_BACKENDS_BUILT        narrowed to the selection (the tests follow it)
-#   AESGEN_LIBRARY_SOURCES       the shared files and the selected backends' variants
-#                                dispatch can choose (absolute paths)
-#   AESGEN_ALTERNATIVE_SOURCES   the selected backends' alternative variants (tests, bench)
+#   AESGEN_LIBRARY_SOURCES       the selected backends' variants dispatch can choose and
+#                                the shared files they use (absolute paths)
+#   AESGEN_ALTERNATIVE_SOURCES   the selected backends' alternative variants and the shared
+#                                files only they use (tests, bench)
+#   AESGEN_ALTERNATIVE_VARIANTS  the variants dispatch never chooses in this unroll
 #   AESGEN_REGISTRY_OMITS        the definitions that leave the other backends out of registry.c
+#   AESGEN_UNROLL_CHOSEN         that unroll (AESGEN_UNROLL, or the default)
+#   AESGEN_REGISTRY_UNROLL       the definition that tells the library's registry.c the unroll
 macro(aesgen_select_backends _dir)
+  list(GET AESGEN_UNROLLS 0 _aesgen_unroll)
+  if(AESGEN_UNROLL)
+    if(NOT AESGEN_UNROLL IN_LIST AESGEN_UNROLLS)
+      string(REPLACE ";" " " _aesgen_valid "${AESGEN_UNROLLS}")
+      message(FATAL_ERROR "AESGEN_UNROLL: '${AESGEN_UNROLL}' is not an unroll; the unrolls: ${_aesgen_valid}")
+    endif()
+    set(_aesgen_unroll ${AESGEN_UNROLL})
+  endif()
+  set(AESGEN_ALTERNATIVE_VARIANTS ${AESGEN_ALTERNATIVE_VARIANTS_${_aesgen_unroll}})
+  set(AESGEN_REGISTRY_UNROLL ${AESGEN_UNROLL_DEFINE_OF_${_aesgen_unroll}})
   set(_aesgen_all_here ${AESGEN_BACKENDS_BUILT})
   if(AESGEN_BACKENDS)
     set(_aesgen_chosen "")
@@ -61,18 +76,26 @@ macro(aesgen_select_backends _dir)
   endif()
   string(REPLACE ";" " " _aesgen_msg "${AESGEN_BACKENDS_BUILT}")
   message(STATUS "aesgen: backends in the library: ${_aesgen_msg}")
+  message(STATUS "aesgen: software unroll: ${_aesgen_unroll}")
+  set(AESGEN_UNROLL_CHOSEN ${_aesgen_unroll})
 
   set(AESGEN_LIBRARY_SOURCES ${AESGEN_SHARED_SOURCES})
   set(AESGEN_ALTERNATIVE_SOURCES "")
   foreach(_v IN LISTS AESGEN_VARIANTS AESGEN_GHASH_VARIANTS)
     if(_v IN_LIST AESGEN_GHASH_VARIANTS OR AESGEN_BACKEND_OF_${_v} IN_LIST AESGEN_BACKENDS_BUILT)
       if(_v IN_LIST AESGEN_ALTERNATIVE_VARIANTS)
-        list(APPEND AESGEN_ALTERNATIVE_SOURCES ${AESGEN_SOURCES_OF_${_v}})
+        list(APPEND AESGEN_ALTERNATIVE_SOURCES ${AESGEN_SOURCES_OF_${_v}} ${AESGEN_SHARED_OF_${_v}})
       else()
-        list(APPEND AESGEN_LIBRARY_SOURCES ${AESGEN_SOURCES_OF_${_v}})
+        list(APPEND AESGEN_LIBRARY_SOURCES ${AESGEN_SOURCES_OF_${_v}} ${AESGEN_SHARED_OF_${_v}})
       endif()
     endif()
   endforeach()
+  # a shared file compiles once: in the library when any of its variants is there
+  list(REMOVE_DUPLICATES AESGEN_LIBRARY_SOURCES)
+  list(REMOVE_DUPLICATES AESGEN_ALTERNATIVE_SOURCES)
+  if(AESGEN_ALTERNATIVE_SOURCES)
+    list(REMOVE_ITEM AESGEN_ALTERNATIVE_SOURCES ${AESGEN_LIBRARY_SOURCES})
+  endif()
   list(TRANSFORM AESGEN_LIBRARY_SOURCES PREPEND ${_dir}/)
   list(TRANSFORM AESGEN_ALTERNATIVE_SOURCES PREPEND ${_dir}/)
   set(AESGEN_REGISTRY_OMITS "")

@@ -9,8 +9,10 @@
 /*
  * A build defines AESGEN_OMIT_BACKEND_<BACKEND> for each backend it leaves out and
  * AESGEN_OMIT_ALTERNATIVES when it leaves out the variants dispatch never chooses
- * (another variant of their backend, key size and direction always ranks first);
- * without definitions the registry lists every variant compiled here.
+ * (another variant of their backend, key size, direction and software unroll always
+ * ranks first, or the software variants of an unroll the build did not pick:
+ * AESGEN_UNROLL_<UNROLL>, none for the default); without definitions the registry
+ * lists every variant compiled here.
  */
 #include <stddef.h>
 
@@ -22,14 +24,26 @@ extern const aesgen_variant aesgen_aes128_dec__aarch64_ce_x6;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32_loop4;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice32;
@@ -43,16 +57,16 @@ extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -73,10 +87,10 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -85,17 +99,23 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32_loop4;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8;
@@ -109,22 +129,28 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32_loop4;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -139,20 +165,23 @@ extern const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2;
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8;
@@ -169,14 +198,26 @@ extern const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32_loop4;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice32;
@@ -190,16 +231,16 @@ extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -220,10 +261,10 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -232,17 +273,23 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32_loop4;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8;
@@ -256,22 +303,28 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32_loop4;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -286,20 +339,23 @@ extern const aesgen_variant aesgen_aes192_enc__sparc64_t4_x2;
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8;
@@ -316,14 +372,26 @@ extern const aesgen_variant aesgen_aes256_dec__aarch64_ce_x6;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32_loop4;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32;
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice32;
@@ -337,16 +405,16 @@ extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -367,10 +435,10 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -379,17 +447,23 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32_loop4;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8;
@@ -403,22 +477,28 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32_loop4;
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32_loop4;
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -433,20 +513,23 @@ extern const aesgen_variant aesgen_aes256_enc__sparc64_t4_x2;
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8;
@@ -465,14 +548,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__aarch64_neon_bitslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__aarch64_neon_bitslice32_loop4,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__aarch64_neon_fixslice32,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__arm_neon_bitslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__arm_neon_bitslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__arm_neon_fixslice32,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice32,
@@ -486,16 +581,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -516,10 +611,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -528,17 +623,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_sse2_bitslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes128_dec__x86_64_sse2_bitslice32_loop4,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_dec__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8,
@@ -552,22 +653,28 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes128_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_enc__aarch64_neon_fixslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__arm_neon_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_enc__arm_neon_fixslice32_loop4,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -582,20 +689,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes128_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8,
@@ -612,14 +722,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__aarch64_neon_bitslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__aarch64_neon_bitslice32_loop4,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__aarch64_neon_fixslice32,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__arm_neon_bitslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__arm_neon_bitslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__arm_neon_fixslice32,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice32,
@@ -633,16 +755,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -663,10 +785,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -675,17 +797,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_sse2_bitslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes192_dec__x86_64_sse2_bitslice32_loop4,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_dec__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8,
@@ -699,22 +827,28 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes192_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_enc__aarch64_neon_fixslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__arm_neon_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_enc__arm_neon_fixslice32_loop4,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -729,20 +863,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes192_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8,
@@ -759,14 +896,26 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__aarch64_neon_bitslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__aarch64_neon_bitslice32_loop4,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__aarch64_neon_fixslice32,
+#endif
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__arm_neon_bitslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__arm_neon_bitslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__arm_neon_fixslice32,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice32,
@@ -780,16 +929,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -810,10 +959,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -822,17 +971,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_sse2_bitslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+    &aesgen_aes256_dec__x86_64_sse2_bitslice32_loop4,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_dec__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8,
@@ -846,22 +1001,28 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes256_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE)
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_enc__aarch64_neon_fixslice32_loop4,
+#endif
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__arm_neon_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32)
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_enc__arm_neon_fixslice32_loop4,
+#endif
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -876,20 +1037,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
     &aesgen_aes256_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE)
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_sse2_fixslice32,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+    &aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
     &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8,

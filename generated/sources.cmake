@@ -9,10 +9,58 @@ set(AESGEN_GENERATED_SOURCES
     registry.c
     cpu_preferences.c
     common/aarch64_ce_setkey.S
+    common/aes128_dec_bitslice32_cmt121_core.c
+    common/aes128_dec_bitslice32_cmt121_loop4_core.c
+    common/aes128_dec_bitslice64_cmt121_core.c
+    common/aes128_dec_bitslice64_cmt121_loop4_core.c
+    common/aes128_dec_fixslice32_cmt121_core.c
+    common/aes128_dec_fixslice32_cmt121_loop4_core.c
+    common/aes128_dec_fixslice64_cmt121_core.c
+    common/aes128_dec_fixslice64_cmt121_loop4_core.c
+    common/aes128_enc_fixslice32_bp113_core.c
+    common/aes128_enc_fixslice32_bp113_loop4_core.c
+    common/aes128_enc_fixslice64_bp113_core.c
+    common/aes128_enc_fixslice64_bp113_loop4_core.c
+    common/aes128_setkey_bitslice32.c
+    common/aes128_setkey_bitslice64.c
+    common/aes128_setkey_fixslice32.c
+    common/aes128_setkey_fixslice64.c
     common/aes128_setkey_forward.c
     common/aes128_setkey_reversed.c
+    common/aes192_dec_bitslice32_cmt121_core.c
+    common/aes192_dec_bitslice32_cmt121_loop4_core.c
+    common/aes192_dec_bitslice64_cmt121_core.c
+    common/aes192_dec_bitslice64_cmt121_loop4_core.c
+    common/aes192_dec_fixslice32_cmt121_core.c
+    common/aes192_dec_fixslice32_cmt121_loop4_core.c
+    common/aes192_dec_fixslice64_cmt121_core.c
+    common/aes192_dec_fixslice64_cmt121_loop4_core.c
+    common/aes192_enc_fixslice32_bp113_core.c
+    common/aes192_enc_fixslice32_bp113_loop4_core.c
+    common/aes192_enc_fixslice64_bp113_core.c
+    common/aes192_enc_fixslice64_bp113_loop4_core.c
+    common/aes192_setkey_bitslice32.c
+    common/aes192_setkey_bitslice64.c
+    common/aes192_setkey_fixslice32.c
+    common/aes192_setkey_fixslice64.c
     common/aes192_setkey_forward.c
     common/aes192_setkey_reversed.c
+    common/aes256_dec_bitslice32_cmt121_core.c
+    common/aes256_dec_bitslice32_cmt121_loop4_core.c
+    common/aes256_dec_bitslice64_cmt121_core.c
+    common/aes256_dec_bitslice64_cmt121_loop4_core.c
+    common/aes256_dec_fixslice32_cmt121_core.c
+    common/aes256_dec_fixslice32_cmt121_loop4_core.c
+    common/aes256_dec_fixslice64_cmt121_core.c
+    common/aes256_dec_fixslice64_cmt121_loop4_core.c
+    common/aes256_enc_fixslice32_bp113_core.c
+    common/aes256_enc_fixslice32_bp113_loop4_core.c
+    common/aes256_enc_fixslice64_bp113_core.c
+    common/aes256_enc_fixslice64_bp113_loop4_core.c
+    common/aes256_setkey_bitslice32.c
+    common/aes256_setkey_bitslice64.c
+    common/aes256_setkey_fixslice32.c
+    common/aes256_setkey_fixslice64.c
     common/aes256_setkey_forward.c
     common/aes256_setkey_reversed.c
     common/ghash_aarch64_x8.h
@@ -32,9 +80,13 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes128_dec__aarch64_neon_bitslice32_loop4.c
     aarch64_neon/aes128_dec__aarch64_neon_fixslice32.c
+    aarch64_neon/aes128_dec__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes128_dec__arm_neon_bitslice32.c
+    arm_neon/aes128_dec__arm_neon_bitslice32_loop4.c
     arm_neon/aes128_dec__arm_neon_fixslice32.c
+    arm_neon/aes128_dec__arm_neon_fixslice32_loop4.c
     portable/aes128_dec__portable_bitslice32.c
     portable/aes128_dec__portable_bitslice32_loop4.c
     portable/aes128_dec__portable_bitslice64.c
@@ -60,7 +112,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32_loop4.c
     x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S
@@ -70,7 +124,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes128_enc__aarch64_ce_x6.S
     aarch64_ce/aes128_enc__aarch64_ce_x6.c
     aarch64_neon/aes128_enc__aarch64_neon_fixslice32.c
+    aarch64_neon/aes128_enc__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes128_enc__arm_neon_fixslice32.c
+    arm_neon/aes128_enc__arm_neon_fixslice32_loop4.c
     portable/aes128_enc__portable_fixslice32.c
     portable/aes128_enc__portable_fixslice32_loop4.c
     portable/aes128_enc__portable_fixslice64.c
@@ -88,6 +144,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S
@@ -97,9 +154,13 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes192_dec__aarch64_ce_x6.S
     aarch64_ce/aes192_dec__aarch64_ce_x6.c
     aarch64_neon/aes192_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes192_dec__aarch64_neon_bitslice32_loop4.c
     aarch64_neon/aes192_dec__aarch64_neon_fixslice32.c
+    aarch64_neon/aes192_dec__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes192_dec__arm_neon_bitslice32.c
+    arm_neon/aes192_dec__arm_neon_bitslice32_loop4.c
     arm_neon/aes192_dec__arm_neon_fixslice32.c
+    arm_neon/aes192_dec__arm_neon_fixslice32_loop4.c
     portable/aes192_dec__portable_bitslice32.c
     portable/aes192_dec__portable_bitslice32_loop4.c
     portable/aes192_dec__portable_bitslice64.c
@@ -125,7 +186,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32_loop4.c
     x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S
@@ -135,7 +198,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes192_enc__aarch64_ce_x6.S
     aarch64_ce/aes192_enc__aarch64_ce_x6.c
     aarch64_neon/aes192_enc__aarch64_neon_fixslice32.c
+    aarch64_neon/aes192_enc__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes192_enc__arm_neon_fixslice32.c
+    arm_neon/aes192_enc__arm_neon_fixslice32_loop4.c
     portable/aes192_enc__portable_fixslice32.c
     portable/aes192_enc__portable_fixslice32_loop4.c
     portable/aes192_enc__portable_fixslice64.c
@@ -153,6 +218,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S
@@ -162,9 +228,13 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes256_dec__aarch64_ce_x6.S
     aarch64_ce/aes256_dec__aarch64_ce_x6.c
     aarch64_neon/aes256_dec__aarch64_neon_bitslice32.c
+    aarch64_neon/aes256_dec__aarch64_neon_bitslice32_loop4.c
     aarch64_neon/aes256_dec__aarch64_neon_fixslice32.c
+    aarch64_neon/aes256_dec__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes256_dec__arm_neon_bitslice32.c
+    arm_neon/aes256_dec__arm_neon_bitslice32_loop4.c
     arm_neon/aes256_dec__arm_neon_fixslice32.c
+    arm_neon/aes256_dec__arm_neon_fixslice32_loop4.c
     portable/aes256_dec__portable_bitslice32.c
     portable/aes256_dec__portable_bitslice32_loop4.c
     portable/aes256_dec__portable_bitslice64.c
@@ -190,7 +260,9 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32.c
+    x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32_loop4.c
     x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S
@@ -200,7 +272,9 @@ set(AESGEN_GENERATED_SOURCES
     aarch64_ce/aes256_enc__aarch64_ce_x6.S
     aarch64_ce/aes256_enc__aarch64_ce_x6.c
     aarch64_neon/aes256_enc__aarch64_neon_fixslice32.c
+    aarch64_neon/aes256_enc__aarch64_neon_fixslice32_loop4.c
     arm_neon/aes256_enc__arm_neon_fixslice32.c
+    arm_neon/aes256_enc__arm_neon_fixslice32_loop4.c
     portable/aes256_enc__portable_fixslice32.c
     portable/aes256_enc__portable_fixslice32_loop4.c
     portable/aes256_enc__portable_fixslice64.c
@@ -218,6 +292,7 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c
     x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32_loop4.c
     x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32.c
+    x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S
@@ -239,9 +314,13 @@ set(AESGEN_GENERATED_SOURCES
 set(AESGEN_VARIANTS
     aes128_dec__aarch64_ce_x6
     aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
     aes128_dec__aarch64_neon_fixslice32
+    aes128_dec__aarch64_neon_fixslice32_loop4
     aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
     aes128_dec__arm_neon_fixslice32
+    aes128_dec__arm_neon_fixslice32_loop4
     aes128_dec__portable_bitslice32
     aes128_dec__portable_bitslice32_loop4
     aes128_dec__portable_bitslice64
@@ -263,13 +342,17 @@ set(AESGEN_VARIANTS
     aes128_dec__x86_64_avx512_fixslice32
     aes128_dec__x86_64_avx512_fixslice32_loop4
     aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
     aes128_dec__x86_64_sse2_fixslice32
+    aes128_dec__x86_64_sse2_fixslice32_loop4
     aes128_dec__x86_64_vaes256_avx512vl_x8
     aes128_dec__x86_64_vaes256_x8
     aes128_dec__x86_64_vaes512_x8
     aes128_enc__aarch64_ce_x6
     aes128_enc__aarch64_neon_fixslice32
+    aes128_enc__aarch64_neon_fixslice32_loop4
     aes128_enc__arm_neon_fixslice32
+    aes128_enc__arm_neon_fixslice32_loop4
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice32_loop4
     aes128_enc__portable_fixslice64
@@ -283,14 +366,19 @@ set(AESGEN_VARIANTS
     aes128_enc__x86_64_avx512_fixslice32
     aes128_enc__x86_64_avx512_fixslice32_loop4
     aes128_enc__x86_64_sse2_fixslice32
+    aes128_enc__x86_64_sse2_fixslice32_loop4
     aes128_enc__x86_64_vaes256_avx512vl_x8
     aes128_enc__x86_64_vaes256_x8
     aes128_enc__x86_64_vaes512_x8
     aes192_dec__aarch64_ce_x6
     aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
     aes192_dec__aarch64_neon_fixslice32
+    aes192_dec__aarch64_neon_fixslice32_loop4
     aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
     aes192_dec__arm_neon_fixslice32
+    aes192_dec__arm_neon_fixslice32_loop4
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice32_loop4
     aes192_dec__portable_bitslice64
@@ -312,13 +400,17 @@ set(AESGEN_VARIANTS
     aes192_dec__x86_64_avx512_fixslice32
     aes192_dec__x86_64_avx512_fixslice32_loop4
     aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
     aes192_dec__x86_64_sse2_fixslice32
+    aes192_dec__x86_64_sse2_fixslice32_loop4
     aes192_dec__x86_64_vaes256_avx512vl_x8
     aes192_dec__x86_64_vaes256_x8
     aes192_dec__x86_64_vaes512_x8
     aes192_enc__aarch64_ce_x6
     aes192_enc__aarch64_neon_fixslice32
+    aes192_enc__aarch64_neon_fixslice32_loop4
     aes192_enc__arm_neon_fixslice32
+    aes192_enc__arm_neon_fixslice32_loop4
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice32_loop4
     aes192_enc__portable_fixslice64
@@ -332,14 +424,19 @@ set(AESGEN_VARIANTS
     aes192_enc__x86_64_avx512_fixslice32
     aes192_enc__x86_64_avx512_fixslice32_loop4
     aes192_enc__x86_64_sse2_fixslice32
+    aes192_enc__x86_64_sse2_fixslice32_loop4
     aes192_enc__x86_64_vaes256_avx512vl_x8
     aes192_enc__x86_64_vaes256_x8
     aes192_enc__x86_64_vaes512_x8
     aes256_dec__aarch64_ce_x6
     aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
     aes256_dec__aarch64_neon_fixslice32
+    aes256_dec__aarch64_neon_fixslice32_loop4
     aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
     aes256_dec__arm_neon_fixslice32
+    aes256_dec__arm_neon_fixslice32_loop4
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice32_loop4
     aes256_dec__portable_bitslice64
@@ -361,13 +458,17 @@ set(AESGEN_VARIANTS
     aes256_dec__x86_64_avx512_fixslice32
     aes256_dec__x86_64_avx512_fixslice32_loop4
     aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
     aes256_dec__x86_64_sse2_fixslice32
+    aes256_dec__x86_64_sse2_fixslice32_loop4
     aes256_dec__x86_64_vaes256_avx512vl_x8
     aes256_dec__x86_64_vaes256_x8
     aes256_dec__x86_64_vaes512_x8
     aes256_enc__aarch64_ce_x6
     aes256_enc__aarch64_neon_fixslice32
+    aes256_enc__aarch64_neon_fixslice32_loop4
     aes256_enc__arm_neon_fixslice32
+    aes256_enc__arm_neon_fixslice32_loop4
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice32_loop4
     aes256_enc__portable_fixslice64
@@ -381,6 +482,7 @@ set(AESGEN_VARIANTS
     aes256_enc__x86_64_avx512_fixslice32
     aes256_enc__x86_64_avx512_fixslice32_loop4
     aes256_enc__x86_64_sse2_fixslice32
+    aes256_enc__x86_64_sse2_fixslice32_loop4
     aes256_enc__x86_64_vaes256_avx512vl_x8
     aes256_enc__x86_64_vaes256_x8
     aes256_enc__x86_64_vaes512_x8
@@ -416,38 +518,29 @@ set(AESGEN_KNOWN_BACKENDS
     vaes512
 )
 
-# The files every build compiles (each compiles to code only where some user of it does).
+# The files every build compiles; the files variants share (generated/common/) compile
+# with the variants that use them (AESGEN_SHARED_OF_<variant>).
 set(AESGEN_SHARED_SOURCES
     cpu_preferences.c
-    common/aarch64_ce_setkey.S
-    common/aes128_setkey_forward.c
-    common/aes128_setkey_reversed.c
-    common/aes192_setkey_forward.c
-    common/aes192_setkey_reversed.c
-    common/aes256_setkey_forward.c
-    common/aes256_setkey_reversed.c
-    common/ghash_aarch64_x8.h
-    common/ghash_aarch64_x8_setup.h
-    common/ghash_pair_x4_karatsuba_clmul.h
-    common/ghash_pair_x4_karatsuba_clmul_setup.h
-    common/ghash_pair_x4_karatsuba_shifts.h
-    common/ghash_pair_x4_karatsuba_shifts_setup.h
-    common/ghash_ppc64le_x8.h
-    common/ghash_ppc64le_x8_setup.h
-    common/ghash_x86_64_256_x16.h
-    common/ghash_x86_64_512_x16.h
-    common/ghash_x86_64_x16_setup.h
-    common/ghash_x86_64_x8.h
-    common/ghash_x86_64_x8_setup.h
-    common/x86_64_aes_setkey.S
 )
 
-# The AES variants dispatch never chooses (another variant of their backend, key size and
-# direction always ranks first): only a name reaches them, so the default library leaves
+# The software unrolls a build picks from (-DAESGEN_UNROLL; the first is the default),
+# and the definition that tells registry.c which one a build has.
+set(AESGEN_UNROLLS full loop4)
+set(AESGEN_UNROLL_DEFINE_OF_full AESGEN_UNROLL_FULL)
+set(AESGEN_UNROLL_DEFINE_OF_loop4 AESGEN_UNROLL_LOOP4)
+
+# Per unroll: the AES variants dispatch never chooses in a build of it (the software
+# variants of the other unrolls, and those another variant of their backend, key size,
+# direction and unroll always outranks). Only a name reaches them, so the library leaves
 # them out and its registry.c is compiled with AESGEN_OMIT_ALTERNATIVES.
-set(AESGEN_ALTERNATIVE_VARIANTS
+set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
+    aes128_dec__aarch64_neon_fixslice32_loop4
     aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
+    aes128_dec__arm_neon_fixslice32_loop4
     aes128_dec__portable_bitslice32
     aes128_dec__portable_bitslice32_loop4
     aes128_dec__portable_bitslice64
@@ -461,12 +554,21 @@ set(AESGEN_ALTERNATIVE_VARIANTS
     aes128_dec__x86_64_avx512_bitslice32_loop4
     aes128_dec__x86_64_avx512_fixslice32_loop4
     aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
+    aes128_dec__x86_64_sse2_fixslice32_loop4
+    aes128_enc__aarch64_neon_fixslice32_loop4
+    aes128_enc__arm_neon_fixslice32_loop4
     aes128_enc__portable_fixslice32_loop4
     aes128_enc__portable_fixslice64_loop4
     aes128_enc__x86_64_avx2_fixslice32_loop4
     aes128_enc__x86_64_avx512_fixslice32_loop4
+    aes128_enc__x86_64_sse2_fixslice32_loop4
     aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
+    aes192_dec__aarch64_neon_fixslice32_loop4
     aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
+    aes192_dec__arm_neon_fixslice32_loop4
     aes192_dec__portable_bitslice32
     aes192_dec__portable_bitslice32_loop4
     aes192_dec__portable_bitslice64
@@ -480,12 +582,21 @@ set(AESGEN_ALTERNATIVE_VARIANTS
     aes192_dec__x86_64_avx512_bitslice32_loop4
     aes192_dec__x86_64_avx512_fixslice32_loop4
     aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
+    aes192_dec__x86_64_sse2_fixslice32_loop4
+    aes192_enc__aarch64_neon_fixslice32_loop4
+    aes192_enc__arm_neon_fixslice32_loop4
     aes192_enc__portable_fixslice32_loop4
     aes192_enc__portable_fixslice64_loop4
     aes192_enc__x86_64_avx2_fixslice32_loop4
     aes192_enc__x86_64_avx512_fixslice32_loop4
+    aes192_enc__x86_64_sse2_fixslice32_loop4
     aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
+    aes256_dec__aarch64_neon_fixslice32_loop4
     aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
+    aes256_dec__arm_neon_fixslice32_loop4
     aes256_dec__portable_bitslice32
     aes256_dec__portable_bitslice32_loop4
     aes256_dec__portable_bitslice64
@@ -499,10 +610,101 @@ set(AESGEN_ALTERNATIVE_VARIANTS
     aes256_dec__x86_64_avx512_bitslice32_loop4
     aes256_dec__x86_64_avx512_fixslice32_loop4
     aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
+    aes256_dec__x86_64_sse2_fixslice32_loop4
+    aes256_enc__aarch64_neon_fixslice32_loop4
+    aes256_enc__arm_neon_fixslice32_loop4
     aes256_enc__portable_fixslice32_loop4
     aes256_enc__portable_fixslice64_loop4
     aes256_enc__x86_64_avx2_fixslice32_loop4
     aes256_enc__x86_64_avx512_fixslice32_loop4
+    aes256_enc__x86_64_sse2_fixslice32_loop4
+)
+set(AESGEN_ALTERNATIVE_VARIANTS_loop4
+    aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
+    aes128_dec__aarch64_neon_fixslice32
+    aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
+    aes128_dec__arm_neon_fixslice32
+    aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
+    aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
+    aes128_dec__portable_fixslice32
+    aes128_dec__portable_fixslice64
+    aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
+    aes128_dec__x86_64_avx2_fixslice32
+    aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
+    aes128_dec__x86_64_avx512_fixslice32
+    aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
+    aes128_dec__x86_64_sse2_fixslice32
+    aes128_enc__aarch64_neon_fixslice32
+    aes128_enc__arm_neon_fixslice32
+    aes128_enc__portable_fixslice32
+    aes128_enc__portable_fixslice64
+    aes128_enc__x86_64_avx2_fixslice32
+    aes128_enc__x86_64_avx512_fixslice32
+    aes128_enc__x86_64_sse2_fixslice32
+    aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
+    aes192_dec__aarch64_neon_fixslice32
+    aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
+    aes192_dec__arm_neon_fixslice32
+    aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
+    aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
+    aes192_dec__portable_fixslice32
+    aes192_dec__portable_fixslice64
+    aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
+    aes192_dec__x86_64_avx2_fixslice32
+    aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
+    aes192_dec__x86_64_avx512_fixslice32
+    aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
+    aes192_dec__x86_64_sse2_fixslice32
+    aes192_enc__aarch64_neon_fixslice32
+    aes192_enc__arm_neon_fixslice32
+    aes192_enc__portable_fixslice32
+    aes192_enc__portable_fixslice64
+    aes192_enc__x86_64_avx2_fixslice32
+    aes192_enc__x86_64_avx512_fixslice32
+    aes192_enc__x86_64_sse2_fixslice32
+    aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
+    aes256_dec__aarch64_neon_fixslice32
+    aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
+    aes256_dec__arm_neon_fixslice32
+    aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
+    aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
+    aes256_dec__portable_fixslice32
+    aes256_dec__portable_fixslice64
+    aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
+    aes256_dec__x86_64_avx2_fixslice32
+    aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
+    aes256_dec__x86_64_avx512_fixslice32
+    aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
+    aes256_dec__x86_64_sse2_fixslice32
+    aes256_enc__aarch64_neon_fixslice32
+    aes256_enc__arm_neon_fixslice32
+    aes256_enc__portable_fixslice32
+    aes256_enc__portable_fixslice64
+    aes256_enc__x86_64_avx2_fixslice32
+    aes256_enc__x86_64_avx512_fixslice32
+    aes256_enc__x86_64_sse2_fixslice32
 )
 
 # Per backend: the definition that leaves it out of registry.c, and the rank and CPU
@@ -554,475 +756,739 @@ set(AESGEN_RANK_OF_vaes512 100)
 set(AESGEN_FEATURES_OF_vaes512 "aesni;avx;avx2;avx512bw;avx512f;avx512vl;vaes;vpclmulqdq")
 
 # Per variant: the CPU features it needs (names as in the target descriptions), its
-# backend and its files.
+# backend, its files and the shared files it calls into.
 set(AESGEN_FEATURES_aes128_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes128_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes128_dec__aarch64_ce_x6 aarch64_ce/aes128_dec__aarch64_ce_x6.S aarch64_ce/aes128_dec__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes128_dec__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__aarch64_neon_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_bitslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__aarch64_neon_bitslice32 aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__aarch64_neon_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__aarch64_neon_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_bitslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__aarch64_neon_bitslice32_loop4 aarch64_neon/aes128_dec__aarch64_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__aarch64_neon_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__aarch64_neon_fixslice32 aarch64_neon/aes128_dec__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__aarch64_neon_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__aarch64_neon_fixslice32_loop4 aarch64_neon/aes128_dec__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__aarch64_neon_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__arm_neon_bitslice32 "neon")
 set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_bitslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__arm_neon_bitslice32 arm_neon/aes128_dec__arm_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__arm_neon_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__arm_neon_bitslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_bitslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__arm_neon_bitslice32_loop4 arm_neon/aes128_dec__arm_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__arm_neon_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__arm_neon_fixslice32 arm_neon/aes128_dec__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__arm_neon_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes128_dec__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__arm_neon_fixslice32_loop4 arm_neon/aes128_dec__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__arm_neon_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice32 portable/aes128_dec__portable_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice32_loop4 portable/aes128_dec__portable_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice64 portable/aes128_dec__portable_bitslice64.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_bitslice64 common/aes128_setkey_forward.c common/aes128_setkey_bitslice64.c common/aes128_dec_bitslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_bitslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_bitslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_bitslice64_loop4 portable/aes128_dec__portable_bitslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_bitslice64_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice64.c common/aes128_dec_bitslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice32 portable/aes128_dec__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice32_loop4 portable/aes128_dec__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice64 portable/aes128_dec__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_fixslice64 common/aes128_setkey_forward.c common/aes128_setkey_fixslice64.c common/aes128_dec_fixslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_dec__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes128_dec__portable_fixslice64_loop4 portable/aes128_dec__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__portable_fixslice64_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice64.c common/aes128_dec_fixslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes128_dec__ppc64le_power8_x8 ppc64le_power8/aes128_dec__ppc64le_power8_x8.S ppc64le_power8/aes128_dec__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes128_dec__ppc64le_power8_x8 common/aes128_setkey_reversed.c)
 set(AESGEN_FEATURES_aes128_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes128_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes128_dec__riscv64_zkn_x2 riscv64_zkn/aes128_dec__riscv64_zkn_x2.S riscv64_zkn/aes128_dec__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes128_dec__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes128_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes128_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes128_dec__sparc64_t4_x2 sparc64_t4/aes128_dec__sparc64_t4_x2.S sparc64_t4/aes128_dec__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes128_dec__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8 x86_64_aesni/aes128_dec__x86_64_aesni_x8.S x86_64_aesni/aes128_dec__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx2_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx2_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx2_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx2_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx512_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes128_dec__x86_64_avx512_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx512_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx512_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes128_dec__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_avx512_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_sse2_bitslice32 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_bitslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_sse2_bitslice32_loop4 x86_64_sse2/aes128_dec__x86_64_sse2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_sse2_bitslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_bitslice32.c common/aes128_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_sse2_fixslice32 x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_sse2_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes128_dec__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_sse2_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes128_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes128_enc__aarch64_ce_x6 aarch64_ce/aes128_enc__aarch64_ce_x6.S aarch64_ce/aes128_enc__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes128_enc__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__aarch64_neon_fixslice32 aarch64_neon/aes128_enc__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__aarch64_neon_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes128_enc__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_enc__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes128_enc__aarch64_neon_fixslice32_loop4 aarch64_neon/aes128_enc__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__aarch64_neon_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes128_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__arm_neon_fixslice32 arm_neon/aes128_enc__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__arm_neon_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes128_enc__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes128_enc__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes128_enc__arm_neon_fixslice32_loop4 arm_neon/aes128_enc__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__arm_neon_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice32 portable/aes128_enc__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__portable_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice32_loop4 portable/aes128_enc__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__portable_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice64 portable/aes128_enc__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes128_enc__portable_fixslice64 common/aes128_setkey_forward.c common/aes128_setkey_fixslice64.c common/aes128_enc_fixslice64_bp113_core.c)
 set(AESGEN_FEATURES_aes128_enc__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes128_enc__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes128_enc__portable_fixslice64_loop4 portable/aes128_enc__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__portable_fixslice64_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice64.c common/aes128_enc_fixslice64_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes128_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes128_enc__ppc64le_power8_x8 ppc64le_power8/aes128_enc__ppc64le_power8_x8.S ppc64le_power8/aes128_enc__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes128_enc__ppc64le_power8_x8 common/aes128_setkey_forward.c)
 set(AESGEN_FEATURES_aes128_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes128_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes128_enc__riscv64_zkn_x2 riscv64_zkn/aes128_enc__riscv64_zkn_x2.S riscv64_zkn/aes128_enc__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes128_enc__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes128_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes128_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes128_enc__sparc64_t4_x2 sparc64_t4/aes128_enc__sparc64_t4_x2.S sparc64_t4/aes128_enc__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes128_enc__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8 x86_64_aesni/aes128_enc__x86_64_aesni_x8.S x86_64_aesni/aes128_enc__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_avx2_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_avx2_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_avx512_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_avx512_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_sse2_fixslice32 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes128_enc__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_sse2_fixslice32_loop4 common/aes128_setkey_forward.c common/aes128_setkey_fixslice32.c common/aes128_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_dec__aarch64_ce_x6 aarch64_ce/aes192_dec__aarch64_ce_x6.S aarch64_ce/aes192_dec__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes192_dec__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__aarch64_neon_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_bitslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__aarch64_neon_bitslice32 aarch64_neon/aes192_dec__aarch64_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__aarch64_neon_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__aarch64_neon_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_bitslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__aarch64_neon_bitslice32_loop4 aarch64_neon/aes192_dec__aarch64_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__aarch64_neon_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__aarch64_neon_fixslice32 aarch64_neon/aes192_dec__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__aarch64_neon_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__aarch64_neon_fixslice32_loop4 aarch64_neon/aes192_dec__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__aarch64_neon_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__arm_neon_bitslice32 "neon")
 set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_bitslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__arm_neon_bitslice32 arm_neon/aes192_dec__arm_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__arm_neon_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__arm_neon_bitslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_bitslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__arm_neon_bitslice32_loop4 arm_neon/aes192_dec__arm_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__arm_neon_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__arm_neon_fixslice32 arm_neon/aes192_dec__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__arm_neon_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes192_dec__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__arm_neon_fixslice32_loop4 arm_neon/aes192_dec__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__arm_neon_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice32 portable/aes192_dec__portable_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice32_loop4 portable/aes192_dec__portable_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice64 portable/aes192_dec__portable_bitslice64.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_bitslice64 common/aes192_setkey_forward.c common/aes192_setkey_bitslice64.c common/aes192_dec_bitslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_bitslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_bitslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_bitslice64_loop4 portable/aes192_dec__portable_bitslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_bitslice64_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice64.c common/aes192_dec_bitslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice32 portable/aes192_dec__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice32_loop4 portable/aes192_dec__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice64 portable/aes192_dec__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_fixslice64 common/aes192_setkey_forward.c common/aes192_setkey_fixslice64.c common/aes192_dec_fixslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_dec__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes192_dec__portable_fixslice64_loop4 portable/aes192_dec__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__portable_fixslice64_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice64.c common/aes192_dec_fixslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes192_dec__ppc64le_power8_x8 ppc64le_power8/aes192_dec__ppc64le_power8_x8.S ppc64le_power8/aes192_dec__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes192_dec__ppc64le_power8_x8 common/aes192_setkey_reversed.c)
 set(AESGEN_FEATURES_aes192_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes192_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes192_dec__riscv64_zkn_x2 riscv64_zkn/aes192_dec__riscv64_zkn_x2.S riscv64_zkn/aes192_dec__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes192_dec__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes192_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes192_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes192_dec__sparc64_t4_x2 sparc64_t4/aes192_dec__sparc64_t4_x2.S sparc64_t4/aes192_dec__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes192_dec__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8 x86_64_aesni/aes192_dec__x86_64_aesni_x8.S x86_64_aesni/aes192_dec__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx2_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx2_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx2_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx2_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx512_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes192_dec__x86_64_avx512_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx512_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx512_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes192_dec__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_avx512_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_sse2_bitslice32 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_bitslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_sse2_bitslice32_loop4 x86_64_sse2/aes192_dec__x86_64_sse2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_sse2_bitslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_bitslice32.c common/aes192_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_sse2_fixslice32 x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_sse2_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes192_dec__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_sse2_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_enc__aarch64_ce_x6 aarch64_ce/aes192_enc__aarch64_ce_x6.S aarch64_ce/aes192_enc__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes192_enc__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__aarch64_neon_fixslice32 aarch64_neon/aes192_enc__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__aarch64_neon_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes192_enc__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_enc__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes192_enc__aarch64_neon_fixslice32_loop4 aarch64_neon/aes192_enc__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__aarch64_neon_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes192_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__arm_neon_fixslice32 arm_neon/aes192_enc__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__arm_neon_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes192_enc__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes192_enc__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes192_enc__arm_neon_fixslice32_loop4 arm_neon/aes192_enc__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__arm_neon_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice32 portable/aes192_enc__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__portable_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice32_loop4 portable/aes192_enc__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__portable_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice64 portable/aes192_enc__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes192_enc__portable_fixslice64 common/aes192_setkey_forward.c common/aes192_setkey_fixslice64.c common/aes192_enc_fixslice64_bp113_core.c)
 set(AESGEN_FEATURES_aes192_enc__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes192_enc__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes192_enc__portable_fixslice64_loop4 portable/aes192_enc__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__portable_fixslice64_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice64.c common/aes192_enc_fixslice64_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes192_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes192_enc__ppc64le_power8_x8 ppc64le_power8/aes192_enc__ppc64le_power8_x8.S ppc64le_power8/aes192_enc__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes192_enc__ppc64le_power8_x8 common/aes192_setkey_forward.c)
 set(AESGEN_FEATURES_aes192_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes192_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes192_enc__riscv64_zkn_x2 riscv64_zkn/aes192_enc__riscv64_zkn_x2.S riscv64_zkn/aes192_enc__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes192_enc__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes192_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes192_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes192_enc__sparc64_t4_x2 sparc64_t4/aes192_enc__sparc64_t4_x2.S sparc64_t4/aes192_enc__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes192_enc__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8 x86_64_aesni/aes192_enc__x86_64_aesni_x8.S x86_64_aesni/aes192_enc__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_avx2_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_avx2_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_avx512_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_avx512_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_sse2_fixslice32 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes192_enc__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_sse2_fixslice32_loop4 common/aes192_setkey_forward.c common/aes192_setkey_fixslice32.c common/aes192_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_dec__aarch64_ce_x6 aarch64_ce/aes256_dec__aarch64_ce_x6.S aarch64_ce/aes256_dec__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes256_dec__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__aarch64_neon_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_bitslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__aarch64_neon_bitslice32 aarch64_neon/aes256_dec__aarch64_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__aarch64_neon_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__aarch64_neon_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_bitslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__aarch64_neon_bitslice32_loop4 aarch64_neon/aes256_dec__aarch64_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__aarch64_neon_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__aarch64_neon_fixslice32 aarch64_neon/aes256_dec__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__aarch64_neon_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__aarch64_neon_fixslice32_loop4 aarch64_neon/aes256_dec__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__aarch64_neon_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__arm_neon_bitslice32 "neon")
 set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_bitslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__arm_neon_bitslice32 arm_neon/aes256_dec__arm_neon_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__arm_neon_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__arm_neon_bitslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_bitslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__arm_neon_bitslice32_loop4 arm_neon/aes256_dec__arm_neon_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__arm_neon_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__arm_neon_fixslice32 arm_neon/aes256_dec__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__arm_neon_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes256_dec__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__arm_neon_fixslice32_loop4 arm_neon/aes256_dec__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__arm_neon_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice32 portable/aes256_dec__portable_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice32_loop4 portable/aes256_dec__portable_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice64 portable/aes256_dec__portable_bitslice64.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_bitslice64 common/aes256_setkey_forward.c common/aes256_setkey_bitslice64.c common/aes256_dec_bitslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_bitslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_bitslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_bitslice64_loop4 portable/aes256_dec__portable_bitslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_bitslice64_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice64.c common/aes256_dec_bitslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice32 portable/aes256_dec__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice32_loop4 portable/aes256_dec__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice64 portable/aes256_dec__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_fixslice64 common/aes256_setkey_forward.c common/aes256_setkey_fixslice64.c common/aes256_dec_fixslice64_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_dec__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes256_dec__portable_fixslice64_loop4 portable/aes256_dec__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__portable_fixslice64_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice64.c common/aes256_dec_fixslice64_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_dec__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes256_dec__ppc64le_power8_x8 ppc64le_power8/aes256_dec__ppc64le_power8_x8.S ppc64le_power8/aes256_dec__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes256_dec__ppc64le_power8_x8 common/aes256_setkey_reversed.c)
 set(AESGEN_FEATURES_aes256_dec__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes256_dec__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes256_dec__riscv64_zkn_x2 riscv64_zkn/aes256_dec__riscv64_zkn_x2.S riscv64_zkn/aes256_dec__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes256_dec__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes256_dec__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes256_dec__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes256_dec__sparc64_t4_x2 sparc64_t4/aes256_dec__sparc64_t4_x2.S sparc64_t4/aes256_dec__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes256_dec__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8 x86_64_aesni/aes256_dec__x86_64_aesni_x8.S x86_64_aesni/aes256_dec__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx2_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32_loop4 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx2_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_fixslice32 x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx2_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx2_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_bitslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_bitslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_bitslice32 x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx512_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_bitslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_bitslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_bitslice32_loop4 x86_64_avx512/aes256_dec__x86_64_avx512_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx512_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_fixslice32 x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx512_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes256_dec__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_avx512_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_bitslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_bitslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_sse2_bitslice32 x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_sse2_bitslice32 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_bitslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_bitslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_sse2_bitslice32_loop4 x86_64_sse2/aes256_dec__x86_64_sse2_bitslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_sse2_bitslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_bitslice32.c common/aes256_dec_bitslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_sse2_fixslice32 x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_sse2_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_core.c)
+set(AESGEN_FEATURES_aes256_dec__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_sse2_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_dec_fixslice32_cmt121_loop4_core.c)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_enc__aarch64_ce_x6 aarch64_ce/aes256_enc__aarch64_ce_x6.S aarch64_ce/aes256_enc__aarch64_ce_x6.c)
+set(AESGEN_SHARED_OF_aes256_enc__aarch64_ce_x6 common/aarch64_ce_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__aarch64_neon_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__aarch64_neon_fixslice32 neon-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__aarch64_neon_fixslice32 aarch64_neon/aes256_enc__aarch64_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__aarch64_neon_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes256_enc__aarch64_neon_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_enc__aarch64_neon_fixslice32_loop4 neon-fixslice)
+set(AESGEN_SOURCES_OF_aes256_enc__aarch64_neon_fixslice32_loop4 aarch64_neon/aes256_enc__aarch64_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__aarch64_neon_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__arm_neon_fixslice32 "neon")
 set(AESGEN_BACKEND_OF_aes256_enc__arm_neon_fixslice32 neon32-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__arm_neon_fixslice32 arm_neon/aes256_enc__arm_neon_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__arm_neon_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes256_enc__arm_neon_fixslice32_loop4 "neon")
+set(AESGEN_BACKEND_OF_aes256_enc__arm_neon_fixslice32_loop4 neon32-fixslice)
+set(AESGEN_SOURCES_OF_aes256_enc__arm_neon_fixslice32_loop4 arm_neon/aes256_enc__arm_neon_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__arm_neon_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32 portable32)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice32 portable/aes256_enc__portable_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__portable_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice32_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice32_loop4 portable32)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice32_loop4 portable/aes256_enc__portable_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__portable_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64 portable64)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice64 portable/aes256_enc__portable_fixslice64.c)
+set(AESGEN_SHARED_OF_aes256_enc__portable_fixslice64 common/aes256_setkey_forward.c common/aes256_setkey_fixslice64.c common/aes256_enc_fixslice64_bp113_core.c)
 set(AESGEN_FEATURES_aes256_enc__portable_fixslice64_loop4 "")
 set(AESGEN_BACKEND_OF_aes256_enc__portable_fixslice64_loop4 portable64)
 set(AESGEN_SOURCES_OF_aes256_enc__portable_fixslice64_loop4 portable/aes256_enc__portable_fixslice64_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__portable_fixslice64_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice64.c common/aes256_enc_fixslice64_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__ppc64le_power8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_aes256_enc__ppc64le_power8_x8 ppc64le-power8)
 set(AESGEN_SOURCES_OF_aes256_enc__ppc64le_power8_x8 ppc64le_power8/aes256_enc__ppc64le_power8_x8.S ppc64le_power8/aes256_enc__ppc64le_power8_x8.c)
+set(AESGEN_SHARED_OF_aes256_enc__ppc64le_power8_x8 common/aes256_setkey_forward.c)
 set(AESGEN_FEATURES_aes256_enc__riscv64_zkn_x2 "rv_zkne;rv_zknd")
 set(AESGEN_BACKEND_OF_aes256_enc__riscv64_zkn_x2 riscv64-zkn)
 set(AESGEN_SOURCES_OF_aes256_enc__riscv64_zkn_x2 riscv64_zkn/aes256_enc__riscv64_zkn_x2.S riscv64_zkn/aes256_enc__riscv64_zkn_x2.c)
+set(AESGEN_SHARED_OF_aes256_enc__riscv64_zkn_x2 )
 set(AESGEN_FEATURES_aes256_enc__sparc64_t4_x2 "sparc_aes")
 set(AESGEN_BACKEND_OF_aes256_enc__sparc64_t4_x2 sparc64-t4)
 set(AESGEN_SOURCES_OF_aes256_enc__sparc64_t4_x2 sparc64_t4/aes256_enc__sparc64_t4_x2.S sparc64_t4/aes256_enc__sparc64_t4_x2.c)
+set(AESGEN_SHARED_OF_aes256_enc__sparc64_t4_x2 )
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8 x86_64_aesni/aes256_enc__x86_64_aesni_x8.S x86_64_aesni/aes256_enc__x86_64_aesni_x8.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_avx2_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32_loop4 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32_loop4 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32_loop4 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_avx2_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx512_fixslice32 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx512_fixslice32 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx512_fixslice32 x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_avx512_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx512_fixslice32_loop4 "avx;avx2;avx512f")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx512_fixslice32_loop4 avx512-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx512_fixslice32_loop4 x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_avx512_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_sse2_fixslice32 "")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_sse2_fixslice32 sse2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_sse2_fixslice32 x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_sse2_fixslice32 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_core.c)
+set(AESGEN_FEATURES_aes256_enc__x86_64_sse2_fixslice32_loop4 "")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_sse2_fixslice32_loop4 sse2-fixslice)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_sse2_fixslice32_loop4 x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32_loop4.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_sse2_fixslice32_loop4 common/aes256_setkey_forward.c common/aes256_setkey_fixslice32.c common/aes256_enc_fixslice32_bp113_loop4_core.c)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_SOURCES_OF_ghash__aarch64_pmull_x8 ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c)
+set(AESGEN_SHARED_OF_ghash__aarch64_pmull_x8 common/ghash_aarch64_x8_setup.h common/ghash_aarch64_x8.h)
 set(AESGEN_FEATURES_ghash__portable_x4 "")
 set(AESGEN_BACKEND_OF_ghash__portable_x4 ghash-portable)
 set(AESGEN_SOURCES_OF_ghash__portable_x4 ghash_portable/ghash__portable_x4.c)
+set(AESGEN_SHARED_OF_ghash__portable_x4 common/ghash_pair_x4_karatsuba_shifts_setup.h common/ghash_pair_x4_karatsuba_shifts.h)
 set(AESGEN_FEATURES_ghash__ppc64le_p8_x8 "ppc_vcrypto")
 set(AESGEN_BACKEND_OF_ghash__ppc64le_p8_x8 ghash-vpmsumd)
 set(AESGEN_SOURCES_OF_ghash__ppc64le_p8_x8 ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c)
+set(AESGEN_SHARED_OF_ghash__ppc64le_p8_x8 common/ghash_ppc64le_x8_setup.h common/ghash_ppc64le_x8.h)
 set(AESGEN_FEATURES_ghash__riscv64_clmul_x4 "rv_clmul")
 set(AESGEN_BACKEND_OF_ghash__riscv64_clmul_x4 ghash-rv-clmul)
 set(AESGEN_SOURCES_OF_ghash__riscv64_clmul_x4 ghash_riscv64_clmul/ghash__riscv64_clmul_x4.c)
+set(AESGEN_SHARED_OF_ghash__riscv64_clmul_x4 common/ghash_pair_x4_karatsuba_clmul_setup.h common/ghash_pair_x4_karatsuba_clmul.h)
 set(AESGEN_FEATURES_ghash__sparc64_vis3_x4 "sparc_vis3")
 set(AESGEN_BACKEND_OF_ghash__sparc64_vis3_x4 ghash-vis3)
 set(AESGEN_SOURCES_OF_ghash__sparc64_vis3_x4 ghash_sparc64_vis3/ghash__sparc64_vis3_x4.c)
+set(AESGEN_SHARED_OF_ghash__sparc64_vis3_x4 common/ghash_pair_x4_karatsuba_clmul_setup.h common/ghash_pair_x4_karatsuba_clmul.h)
 set(AESGEN_FEATURES_ghash__x86_64_avx_pclmul_x8 "avx;pclmul")
 set(AESGEN_BACKEND_OF_ghash__x86_64_avx_pclmul_x8 ghash-avx-pclmul)
 set(AESGEN_SOURCES_OF_ghash__x86_64_avx_pclmul_x8 ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c)
+set(AESGEN_SHARED_OF_ghash__x86_64_avx_pclmul_x8 common/ghash_x86_64_x8_setup.h common/ghash_x86_64_x8.h)
 set(AESGEN_FEATURES_ghash__x86_64_pclmul_x8 "pclmul;ssse3")
 set(AESGEN_BACKEND_OF_ghash__x86_64_pclmul_x8 ghash-pclmul)
 set(AESGEN_SOURCES_OF_ghash__x86_64_pclmul_x8 ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c)
+set(AESGEN_SHARED_OF_ghash__x86_64_pclmul_x8 common/ghash_x86_64_x8_setup.h common/ghash_x86_64_x8.h)
 set(AESGEN_FEATURES_ghash__x86_64_vpclmul256_x16 "avx;avx2;pclmul;vpclmulqdq")
 set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul256_x16 ghash-vpclmul256)
 set(AESGEN_SOURCES_OF_ghash__x86_64_vpclmul256_x16 ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c)
+set(AESGEN_SHARED_OF_ghash__x86_64_vpclmul256_x16 common/ghash_x86_64_x16_setup.h common/ghash_x86_64_256_x16.h)
 set(AESGEN_FEATURES_ghash__x86_64_vpclmul512_x16 "avx;avx2;avx512f;avx512bw;pclmul;vpclmulqdq")
 set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul512_x16 ghash-vpclmul512)
 set(AESGEN_SOURCES_OF_ghash__x86_64_vpclmul512_x16 ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x16.c)
+set(AESGEN_SHARED_OF_ghash__x86_64_vpclmul512_x16 common/ghash_x86_64_x16_setup.h common/ghash_x86_64_512_x16.h)
 
 # The backends whose sources compile to code for this processor (the others' files are
 # empty here), and the options their assembly sources need.

@@ -10,8 +10,6 @@
  * Verified: the model ran it on the FIPS-197 key and 2 random keys against the reference key expansion.
  */
 
-#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-
 #include <stdint.h>
 
 #include "aesgen_bytes.h"
@@ -1571,5 +1569,3 @@ void aesgen_setkey_aes128_forward(void *rk_, const uint8_t *key)
     const uint32_t w43 = w39 ^ w42;
     aesgen_store_le32(rkb + 172, (uint32_t)(w43));
 }
-
-#endif

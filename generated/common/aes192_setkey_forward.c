@@ -10,8 +10,6 @@
  * Verified: the model ran it on the FIPS-197 key and 2 random keys against the reference key expansion.
  */
 
-#if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-
 #include <stdint.h>
 
 #include "aesgen_bytes.h"
@@ -1295,5 +1293,3 @@ void aesgen_setkey_aes192_forward(void *rk_, const uint8_t *key)
     const uint32_t w51 = w45 ^ w50;
     aesgen_store_le32(rkb + 204, (uint32_t)(w51));
 }
-
-#endif

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cpu_table, features, profiles
+from .algorithm.aes import UNROLLS
 from .emit import EMITTERS
 from .errors import AesgenError
 from .render import Renderer
@@ -95,18 +96,24 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         outputs[path] = source.render(renderer, guard)
     aes = [v for v in variants if v.kind == "aes"]
     alternative = alternatives(aes)
+    by_unroll = {u: alternatives(aes, u) for u in UNROLLS}
+
+    def chosen_in(v: Variant) -> set[str]:
+        return {u for u in UNROLLS if v.name not in by_unroll[u]}
 
     def facts(v: Variant) -> dict:
         return {"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
+                "shared": [s.path for s in EMITTERS[v.target.emitter].shared(v)],
                 "describe": v.describe(), "guard": compile_guard(v), "kind": v.kind,
                 "features": list(v.target.cpu_features), "alternative": v.name in alternative,
-                "registry_guard": registry_guard(v, v.name in alternative)}
+                "registry_guard": registry_guard(v, chosen_in(v))}
     context = {
         "shared": sorted(shared),
         "variants": [facts(v) for v in variants],                 # every file
         "aes_variants": [facts(v) for v in aes],                  # the AES registry, its backends
         "ghash_variants": [facts(v) for v in variants if v.kind == "ghash"],
         "backends": _backends(aes, alternative),
+        "unrolls": [{"name": u, "macro": unroll_macro(u), "alternatives": sorted(by_unroll[u])} for u in UNROLLS],
         "processors": _processors(aes),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
         **features.header_context(),
@@ -133,16 +140,33 @@ def shared_sources(variants: list[Variant]) -> dict:
     return out
 
 
-def alternatives(variants: list[Variant]) -> set[str]:
-    """The AES variants dispatch can never choose: another variant of the same backend,
-    key size and direction ranks lower and needs no feature this one lacks. Dispatch
-    scores rank * 4 + word fit (fit < 4) and moves ranks per backend, and a forced
-    backend or the software class filters whole backends, so the lower rank always wins.
-    Only a name (the tests, the bench's --variant) reaches these."""
+def unroll_of(v: Variant) -> str | None:
+    """A software variant's unroll (UNROLLS); None for a variant without one."""
+    return v.param("unroll", UNROLLS[0]) if "unroll" in v.target.sections.get("variants", {}) else None
+
+
+def alternatives(variants: list[Variant], unroll: str = UNROLLS[0]) -> set[str]:
+    """The AES variants dispatch can never choose in a build of software unroll `unroll`
+    (-DAESGEN_UNROLL): the software variants of the other unrolls (where a backend, key
+    size and direction has none of `unroll`, its default-unroll variants stay), and every
+    variant that another of the same backend, key size, direction and unroll outranks
+    while needing no feature it lacks. Dispatch scores rank * 4 + word fit (fit < 4) and
+    moves ranks per backend, and a forced backend or the software class filters whole
+    backends, so the lower rank always wins. Only a name (the tests, the bench's
+    --variant) reaches these."""
+    def slot(v: Variant) -> tuple:
+        return v.backend, v.key_bits, v.direction
+
+    has_unroll = {slot(v) for v in variants if unroll_of(v) == unroll}
+
+    def built_unroll(v: Variant) -> str | None:
+        return None if unroll_of(v) is None else unroll if slot(v) in has_unroll else UNROLLS[0]
+
     def dominates(w: Variant, v: Variant) -> bool:
-        return ((w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)
+        return ((slot(w), unroll_of(w)) == (slot(v), unroll_of(v))
                 and w.rank < v.rank and set(w.target.cpu_features) <= set(v.target.cpu_features))
-    return {v.name for v in variants if any(dominates(w, v) for w in variants)}
+    return {v.name for v in variants
+            if unroll_of(v) != built_unroll(v) or any(dominates(w, v) for w in variants)}
 
 
 OMIT_ALTERNATIVES = "AESGEN_OMIT_ALTERNATIVES"
@@ -153,16 +177,31 @@ def omit_macro(backend: str) -> str:
     return "AESGEN_OMIT_BACKEND_" + backend.upper().replace("-", "_")
 
 
-def registry_guard(v: Variant, alternative: bool) -> str:
+def unroll_macro(unroll: str) -> str:
+    """The definition of a build whose software variants have this unroll (CMake sets it
+    for any unroll but the default)."""
+    return "AESGEN_UNROLL_" + unroll.upper()
+
+
+def registry_guard(v: Variant, chosen_in: set[str]) -> str:
     """When the registry lists the variant: its files compile to code here, the build did
-    not leave its backend out, and, for an alternative, the build keeps alternatives."""
+    not leave its backend out, and the build keeps alternatives or has one of the unrolls
+    `chosen_in` in which dispatch can choose the variant (no unroll definition: the
+    default; all of them: always)."""
     guard = compile_guard(v)
     if v.kind != "aes":
         return guard or ""
     terms = [f"({guard})"] if guard else []
     terms.append(f"!defined({omit_macro(v.backend)})")
-    if alternative:
+    if not chosen_in:
         terms.append(f"!defined({OMIT_ALTERNATIVES})")
+    elif set(chosen_in) != set(UNROLLS):
+        def has(u: str) -> str:
+            if u != UNROLLS[0]:
+                return f"defined({unroll_macro(u)})"
+            return " && ".join(f"!defined({unroll_macro(o)})" for o in UNROLLS[1:])
+        terms.append(f"(!defined({OMIT_ALTERNATIVES}) || "
+                     + " || ".join(has(u) for u in UNROLLS if u in chosen_in) + ")")
     return " && ".join(terms)
 
 

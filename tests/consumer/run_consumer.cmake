@@ -12,9 +12,12 @@
 #       pkgconfig     cc main.c $(pkg-config [--static] --cflags --libs aesgen)
 #       subdirectory  aesgen via add_subdirectory, fetchcontent via FetchContent
 #       selection     add_subdirectory with -DAESGEN_BACKENDS=BACKENDS (comma-separated); the
-#                     library's backends must be EXPECT (comma-separated, any order)
+#                     library's backends must be EXPECT (comma-separated, any order); with
+#                     UNROLL, also -DAESGEN_UNROLL=UNROLL, and the consumer run with
+#                     AESGEN_BACKEND=SOFTWARE must be served by a variant of that unroll
 #       selection-error configure aesgen with -DAESGEN_BACKENDS=BACKENDS: it must stop,
-#                     naming EXPECT as no backend and listing the valid ones
+#                     naming EXPECT as no backend and listing the valid ones; with
+#                     UNROLL, -DAESGEN_UNROLL=UNROLL instead, which must stop naming it
 #       cross         aarch64: cross-build aesgen, install it, build the consumer with the
 #                     same toolchain and run it under qemu-aarch64 (exit 77: tools missing)
 # Every step that fails stops the test with what failed and its output.
@@ -256,29 +259,54 @@ elseif(MODE STREQUAL "selection")
   # configure time, and works.
   string(REPLACE "," ";" expect "${EXPECT}")
   list(SORT expect)
+  set(unroll_args "")
+  if(UNROLL)
+    set(unroll_args -DAESGEN_UNROLL=${UNROLL})
+  endif()
   build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=subdirectory
                  -DAESGEN_CONSUMER_LINK=aesgen::aesgen -DAESGEN_SOURCE_DIR=${SOURCE_DIR}
-                 -DAESGEN_BACKENDS=${BACKENDS})
+                 -DAESGEN_BACKENDS=${BACKENDS} ${unroll_args})
   step("run the consumer" o ${WORK}/consumer)
   check_run("${o}")
   check_backends(configure "-- aesgen: backends in the library:" "${configure_out}" "${expect}")
   check_backends(run "backends:" "${o}" "${expect}")
   message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: the library has ${EXPECT}")
+  if(UNROLL)
+    if(NOT configure_out MATCHES "-- aesgen: software unroll: ${UNROLL}\n")
+      fail("configure did not say the software unroll is ${UNROLL}:\n${configure_out}")
+    endif()
+    step("run the consumer on ${SOFTWARE}" o ${CMAKE_COMMAND} -E env AESGEN_BACKEND=${SOFTWARE} ${WORK}/consumer)
+    check_run("${o}")
+    if(NOT o MATCHES "\nvariant: aes128_enc__[a-z0-9_]+_${UNROLL}\n")
+      fail("${SOFTWARE} did not serve AES-128 with a ${UNROLL} variant:\n${o}")
+    endif()
+    message(STATUS "consumer: AESGEN_UNROLL=${UNROLL}: ${SOFTWARE} runs its ${UNROLL} variants")
+  endif()
 
 elseif(MODE STREQUAL "selection-error")
-  # A name that is no backend here: configure stops, names it and lists the valid ones.
+  # A name that is no backend (or no unroll) here: configure stops, names it and lists the
+  # valid ones, and writes no build files.
+  if(UNROLL)
+    set(asked -DAESGEN_UNROLL=${UNROLL})
+    set(what "AESGEN_UNROLL=${UNROLL}")
+    set(expect_msg "AESGEN_UNROLL: '${UNROLL}' is not an unroll; the unrolls: [a-z0-9]+ ")
+  else()
+    set(asked -DAESGEN_BACKENDS=${BACKENDS})
+    set(what "AESGEN_BACKENDS=${BACKENDS}")
+    set(expect_msg "AESGEN_BACKENDS: '${EXPECT}' is not a backend; the backends for [^:]+: [a-z0-9-]+ ")
+  endif()
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK} -G ${GENERATOR}
                           -DCMAKE_C_COMPILER=${CC} -DBUILD_TESTING=OFF -DAESGEN_BUILD_BENCH=OFF
-                          -DAESGEN_BUILD_PROVIDER=OFF -DAESGEN_BACKENDS=${BACKENDS}
+                          -DAESGEN_BUILD_PROVIDER=OFF ${asked}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE o)
   string(REGEX REPLACE "[ \n]+" " " flat "${o}")
-  if(rc EQUAL 0 OR NOT flat MATCHES "AESGEN_BACKENDS: '${EXPECT}' is not a backend; the backends for [^:]+: [a-z0-9-]+ ")
-    fail("configure with AESGEN_BACKENDS=${BACKENDS} did not stop naming '${EXPECT}' and the valid backends (exit ${rc}):\n${o}")
+  if(rc EQUAL 0 OR NOT flat MATCHES "${expect_msg}")
+    fail("configure with ${what} did not stop naming it and the valid values (exit ${rc}):\n${o}")
   endif()
   if(EXISTS ${WORK}/build.ninja OR EXISTS ${WORK}/Makefile)
-    fail("configure with AESGEN_BACKENDS=${BACKENDS} failed but wrote build files")
+    fail("configure with ${what} failed but wrote build files")
   endif()
-  message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: refused at configure time")
+  message(STATUS "consumer: ${what}: refused at configure time")
 
 elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   build_consumer(${WORK} -DCMAKE_C_COMPILER=${CC} -DAESGEN_CONSUMER_VIA=${MODE}

@@ -111,7 +111,7 @@ class Generate(unittest.TestCase):
         rc, stdout, _ = run("list", "--filter", "*_loop4")
         self.assertEqual(rc, 0)
         lines = stdout.splitlines()
-        self.assertEqual(len(lines), 36)          # portable, avx2, avx512: every key size and algorithm
+        self.assertEqual(len(lines), 63)          # portable (x2), sse2, avx2, avx512, two NEON: every key size and algorithm
         self.assertTrue(all("unroll=loop4" in l and "backend=" in l for l in lines), lines[:2])
         rc, stdout, _ = run("list", "--filter", "aes128_enc__portable_fixslice64")
         self.assertNotIn("unroll", stdout)        # full is the default and stays unnamed

@@ -5,6 +5,7 @@ variant's size, and the registry's alternatives are the variants dispatch never 
 import contextlib
 import io
 import json
+import re
 import shutil
 import struct
 import subprocess
@@ -169,14 +170,79 @@ class Alternatives(unittest.TestCase):
                                or v.param("unroll", "full") != "full"})
         self.assertTrue(any(v.param("unroll", "full") != "full" for v in aes))
 
+    def test_a_rolled_build_swaps_the_unrolls_and_keeps_one_choice_per_slot(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        aes = [v for v in variants if v.kind == "aes"]
+        full, loop4 = pipeline.alternatives(aes, "full"), pipeline.alternatives(aes, "loop4")
+        for v in aes:
+            unroll = pipeline.unroll_of(v)
+            if unroll is None:      # hardware: no unroll, the same in both builds
+                self.assertEqual(v.name in full, v.name in loop4, v.name)
+            else:
+                self.assertEqual(unroll in ("full", "loop4"), True, v.name)
+                if unroll == "loop4":
+                    self.assertIn(v.name, full)
+                else:
+                    self.assertIn(v.name, loop4)
+        # and every software backend of the shipped targets has both
+        for b in {v.backend for v in aes if pipeline.unroll_of(v) is not None}:
+            self.assertEqual({pipeline.unroll_of(v) for v in aes if v.backend == b}, {"full", "loop4"}, b)
+        # in each build, every backend, key size and direction keeps exactly one variant
+        # per set of CPU features (what dispatch picks from), and in the rolled build it is rolled
+        for alt, unroll in ((full, "full"), (loop4, "loop4")):
+            kept: dict = {}
+            for v in aes:
+                if v.name not in alt:
+                    kept.setdefault((v.backend, v.key_bits, v.direction), []).append(v)
+            self.assertEqual({(v.backend, v.key_bits, v.direction) for v in aes}, set(kept))
+            for slot, vs in kept.items():
+                self.assertEqual(len(vs), 1, (slot, [v.name for v in vs]))
+                self.assertIn(pipeline.unroll_of(vs[0]), (None, unroll), vs[0].name)
+
+    def test_a_backend_without_the_rolled_form_keeps_its_default(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        aes = [v for v in variants if v.kind == "aes"
+               and not (v.backend == "sse2-fixslice" and pipeline.unroll_of(v) == "loop4")]
+        loop4 = pipeline.alternatives(aes, "loop4")
+        self.assertNotIn("aes128_enc__x86_64_sse2_fixslice32", loop4)
+        self.assertNotIn("aes256_dec__x86_64_sse2_fixslice32", loop4)
+        self.assertIn("aes256_dec__x86_64_sse2_bitslice32", loop4)
+        self.assertIn("aes128_enc__x86_64_avx2_fixslice32", loop4)
+
+    def test_registry_c_lists_what_each_unroll_keeps(self):
+        """Preprocess the generated registry.c as the library's build compiles it (the
+        alternatives left out, each unroll in turn) and compare what it lists."""
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            self.skipTest("no C compiler")
+        _, variants = pipeline.load(pipeline.Paths())
+        aes = [v for v in variants if v.kind == "aes"]
+        root = pipeline.ROOT
+        here = subprocess.run([cc, "-E", "-I", str(root / "runtime/src"), "-I", str(root / "generated"),
+                               str(root / "generated/registry.c")], capture_output=True, text=True, check=True).stdout
+        listed_all = set(re.findall(r"&aesgen_(aes\w+),", here))
+        self.assertTrue(listed_all)
+        for unroll in ("full", "loop4"):
+            defines = ["-DAESGEN_OMIT_ALTERNATIVES"] + (["-DAESGEN_UNROLL_LOOP4"] if unroll == "loop4" else [])
+            out = subprocess.run([cc, "-E", *defines, "-I", str(root / "runtime/src"), "-I", str(root / "generated"),
+                                  str(root / "generated/registry.c")], capture_output=True, text=True, check=True).stdout
+            listed = set(re.findall(r"&aesgen_(aes\w+),", out))
+            self.assertEqual(listed, listed_all - pipeline.alternatives(aes, unroll), unroll)
+
     def test_registry_guards_name_the_backend_and_the_alternatives(self):
         _, variants = pipeline.load(pipeline.Paths())
         by = {v.name: v for v in variants}
-        self.assertEqual(pipeline.registry_guard(by["aes128_dec__portable_bitslice64"], True),
+        self.assertEqual(pipeline.registry_guard(by["aes128_dec__portable_bitslice64"], set()),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)")
-        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_vaes256_avx512vl_x8"], False),
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_vaes256_avx512vl_x8"], {"full", "loop4"}),
                          "(defined(__x86_64__) && defined(__ELF__)) && "
                          "!defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)")
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64"], {"full"}),
+                         "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
+                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))")
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64_loop4"], {"loop4"}),
+                         "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
+                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))")
 
 
 if __name__ == "__main__":

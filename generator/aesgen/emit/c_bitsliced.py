@@ -19,8 +19,8 @@ from ..model import verify_block_cipher
 from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, one_of
 from ..variants import Variant, unroll_param
-from . import c
-from .base import Emitter
+from . import c, softshared
+from .base import Emitter, SharedSource
 
 KEY_BITS = (128, 192, 256)
 WORD_BITS = (32, 64)
@@ -57,6 +57,23 @@ def software_variants(target: Target, spec: dict, params, how) -> list[Variant]:
                                        params(algorithm) + extra,
                                        target.rank + preference + later * len(algorithms)))
     return out
+
+
+def circuit_of(v: Variant) -> str:
+    """The circuit a software variant's core runs: the S-box, or the inverse for decryption."""
+    return v.target.sections["circuits"]["sbox" if v.direction == "enc" else "inv_sbox"]
+
+
+def shared_args(v: Variant, word_bits: int) -> tuple:
+    """The parameters of the shared key set-up and lane core (softshared) a variant uses."""
+    return (v.key_bits, v.direction, v.param("algorithm"), word_bits, circuit_of(v), v.param("unroll", "full"))
+
+
+def shared_summary(v: Variant, word_bits: int) -> list[str]:
+    """The header lines naming the shared key set-up and lane core."""
+    args = shared_args(v, word_bits)
+    return [f"Key set-up {softshared.setkey_symbol(v.key_bits, v.param('algorithm'), word_bits)} and lane core "
+            f"{softshared.core_symbol(*args)}: shared, in generated/common/."]
 
 
 def rolled_summary(v: Variant, core: Program | Loop) -> list[str]:
@@ -119,17 +136,13 @@ class CBitslicedEmitter(Emitter):
         return [f"{variant.target.ident}/{variant.name}.c"]
 
     def build(self, variant: Variant) -> Built:
-        t = variant.target.sections["circuits"]
-        sbox, inv_sbox = circuits.load(t["sbox"]), circuits.load(t["inv_sbox"])
-        layout = Layout(variant.param("word_bits"))
-        algorithm, unroll = variant.param("algorithm"), variant.param("unroll", "full")
-        key_programs = (aes.key_expansion(variant.key_bits, sbox),
-                        aes.pack_round_keys(layout, variant.key_bits, algorithm))
-        if variant.direction == "enc":
-            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox, unroll)
-        else:
-            core = aes.decrypt(layout, variant.key_bits, algorithm, inv_sbox, unroll)
-        return Built(variant, layout, key_programs, core)
+        word_bits = variant.param("word_bits")
+        args = shared_args(variant, word_bits)
+        key_programs = softshared.key_programs(variant.key_bits, variant.param("algorithm"), word_bits)
+        return Built(variant, Layout(word_bits), key_programs, softshared.lane_core(*args))
+
+    def shared(self, variant: Variant) -> list[SharedSource]:
+        return softshared.sources(*shared_args(variant, variant.param("word_bits")))
 
     def verify(self, built: Built) -> str:
         """Execute the programs in the model; returns the line the header quotes."""
@@ -153,6 +166,7 @@ class CBitslicedEmitter(Emitter):
             f"({core_ops / (16 * built.layout.blocks):.1f} per byte), "
             f"{built.core.count('ld', 'ldw')} loads, {built.core.count('st')} stores.",
             f"Key set-up: {expand.alu_count()} operations of expansion, {pack_keys.alu_count()} of packing.",
+            *shared_summary(v, built.layout.word_bits),
             *rolled_summary(v, built.core),
             f"Verified: {verified}.",
         ]
@@ -162,14 +176,13 @@ class CBitslicedEmitter(Emitter):
             "blocks": built.layout.blocks, "rank": v.rank, "features": c_mask(v.target.cpu_features),
             "core_ops": core_ops, "issue_per_cycle": SCALAR_LOGIC_PER_CYCLE,
             "schedule_words": aes.schedule_words(v.key_bits),
-            "expanded_bytes": expand.memory("rkb").length,
             "info": f"{v.param('algorithm')}d, {built.layout.word_bits}-bit words, "
                     f"{built.layout.blocks} blocks per batch, {core_ops} logic ops per batch"
                     + rolled_info(v),
         }
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "word": word,
-            "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
-            "core": c.core_statements(built.core, lambda p, indent: c.statements(p, indent), word, word),
+            "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), built.layout.word_bits),
+            "core": softshared.core_symbol(*shared_args(v, built.layout.word_bits)),
         })
         return [(self.outputs(v)[0], text)]

@@ -28,9 +28,9 @@ from ..passes import fuse_ternary
 from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
-from . import c
-from .base import Emitter
-from .c_bitsliced import UNROLL_FIELD, rolled_info, rolled_summary, software_variants
+from . import c, softshared
+from .base import Emitter, SharedSource
+from .c_bitsliced import UNROLL_FIELD, rolled_info, rolled_summary, shared_args, shared_summary, software_variants
 
 KEY_BITS = (128, 192, 256)
 MODEL_TRIALS = 2
@@ -507,23 +507,19 @@ class CSimdEmitter(Emitter):
         return [f"{variant.target.ident}/{variant.name}.c"]
 
     def build(self, variant: Variant) -> Built:
-        t = variant.target.sections["circuits"]
-        sbox, inv_sbox = circuits.load(t["sbox"]), circuits.load(t["inv_sbox"])
         isa = ISAS[variant.param("isa")]
         lane = variant.param("lane_bits")
         layout = Layout(lane)
-        algorithm, unroll = variant.param("algorithm"), variant.param("unroll", "full")
-        key_programs = (aes.key_expansion(variant.key_bits, sbox),
-                        aes.pack_round_keys(layout, variant.key_bits, algorithm))
-        if variant.direction == "enc":
-            core = aes.fixsliced_encrypt(layout, variant.key_bits, sbox, unroll)
-        else:
-            core = aes.decrypt(layout, variant.key_bits, algorithm, inv_sbox, unroll)
+        key_programs = softshared.key_programs(variant.key_bits, variant.param("algorithm"), lane)
+        core = softshared.lane_core(*shared_args(variant, lane))
         lanes = isa.vector_bits // lane
         vector = vectorize(core, lanes)
         if isa.ternary:
             vector = fuse_ternary(vector)
         return Built(variant, isa, layout, lanes, key_programs, vector, core)
+
+    def shared(self, variant: Variant) -> list[SharedSource]:
+        return softshared.sources(*shared_args(variant, variant.param("lane_bits")))
 
     def verify(self, built: Built) -> str:
         v = built.variant
@@ -540,7 +536,6 @@ class CSimdEmitter(Emitter):
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v, isa = built.variant, built.isa
-        expand, pack_keys = built.key_programs
         lane = built.layout.word_bits
         ops = built.core.alu_count()
         moves = built.core.count(*SHUFFLE_OPS)
@@ -552,6 +547,7 @@ class CSimdEmitter(Emitter):
             f"shuffles that transpose the blocks into lanes and back in registers"
             + (f"; {built.scalar.alu_count()} lane operations before the ternary-logic pass "
                f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),
+            *shared_summary(v, lane),
             *rolled_summary(v, built.core),
             f"Verified: {verified}.",
         ]
@@ -560,7 +556,7 @@ class CSimdEmitter(Emitter):
             "direction": 0 if v.direction == "enc" else 1, "lane_bits": lane, "lanes": built.lanes,
             "lane_blocks": built.layout.blocks, "blocks": blocks, "rank": v.rank,
             "core_ops": ops, "issue_per_cycle": isa.logic_per_cycle,
-            "schedule_words": aes.schedule_words(v.key_bits), "expanded_bytes": expand.memory("rkb").length,
+            "schedule_words": aes.schedule_words(v.key_bits),
             "features": c_mask(isa.features),
             "info": f"{v.param('algorithm')}d, {built.lanes}x{lane}-bit lanes, {blocks} blocks per batch, "
                     f"{ops} vector ops per batch" + rolled_info(v),
@@ -569,9 +565,8 @@ class CSimdEmitter(Emitter):
             "v": facts, "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include,
                                 "attribute": isa.attribute},
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
-            "expand": c.statements(expand), "pack_keys": c.statements(pack_keys),
+            "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), lane),
+            "core1": softshared.core_symbol(*shared_args(v, lane)),
             "core": vector_core_statements(built.core, isa, c.word_type(lane)),
-            "scalar_core": c.core_statements(built.scalar, lambda p, indent: c.statements(p, indent),
-                                             c.word_type(lane), c.word_type(lane)),
         })
         return [(self.outputs(v)[0], text)]

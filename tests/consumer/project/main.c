@@ -57,7 +57,9 @@ int main(void)
         failures++;
     }
     const char *backend = aesgen_selected_backend(128, AESGEN_ENCRYPT);
+    const char *variant = aesgen_selected_variant(128, AESGEN_ENCRYPT);
     printf("aesgen %s, backend %s\n", aesgen_version_string(), backend ? backend : "(none)");
+    printf("variant: %s\n", variant ? variant : "(none)");
     printf("backends:");
     for (size_t i = 0; i < aesgen_backend_count(); i++)
         printf(" %s", aesgen_backend_name(i));

@@ -178,8 +178,9 @@ def omit_macro(backend: str) -> str:
 
 
 def unroll_macro(unroll: str) -> str:
-    """The definition of a build whose software variants have this unroll (CMake sets it
-    for any unroll but the default)."""
+    """The definition of a build whose software variants have this unroll (CMake sets the
+    picked one; registry.c tests those of the other unrolls, so no definition means the
+    default)."""
     return "AESGEN_UNROLL_" + unroll.upper()
 
 

@@ -35,6 +35,12 @@ def execute(program: Program, memories: MutableMapping[str, object],
     `outputs`. Stores write into those objects. A vector program's values are
     integers of lanes * bits bits, lane i in bits [i * bits, (i + 1) * bits)."""
     check(program)
+    return _execute(program, memories, inputs)
+
+
+def _execute(program: Program, memories: MutableMapping[str, object], inputs: Sequence[int] = ()) -> list[int]:
+    """execute() on a program check() has passed (run and verify_block_cipher check once
+    and then execute many times)."""
     bits, lanes = program.bits, program.lanes
     word = (1 << bits) - 1
     spread = sum(1 << (i * bits) for i in range(lanes))   # word -> the same word in every lane
@@ -115,21 +121,29 @@ def execute(program: Program, memories: MutableMapping[str, object],
     return [v[name] for name in program.outputs]
 
 
-def run(core: Program | Loop, memories: MutableMapping[str, object]) -> None:
+def check_core(core: Program | Loop) -> None:
+    if isinstance(core, Program):
+        check(core)
+    else:
+        check_loop(core)
+
+
+def run(core: Program | Loop, memories: MutableMapping[str, object], checked: bool = False) -> None:
     """Execute a core as the C runs it: a Program once; a Loop's head, then its body
     once per iteration (in the loop's order) on that iteration's key window and the
-    state the previous piece handed on, then its tail."""
+    state the previous piece handed on, then its tail. `checked`: check_core has passed."""
+    if not checked:
+        check_core(core)
     if isinstance(core, Program):
-        execute(core, memories)
+        _execute(core, memories)
         return
-    check_loop(core)
-    state = execute(core.head, memories)
+    state = _execute(core.head, memories)
     length = core.body.memory(core.window).length
     for r in core.iterations():
         start = core.base + core.stride * r
         window = list(memories[core.keys][start:start + length])
-        state = execute(core.body, {**memories, core.window: window}, state)
-    execute(core.tail, memories, state)
+        state = _execute(core.body, {**memories, core.window: window}, state)
+    _execute(core.tail, memories, state)
 
 
 def _pieces(x: int, size: int, count: int) -> list[int]:
@@ -209,6 +223,9 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
     blocks; raise ModelError on the first disagreement with the reference AES."""
     rng = random.Random(seed)
     cipher = reference.encrypt_block if direction == "enc" else reference.decrypt_block
+    for p in key_programs:
+        check(p)
+    check_core(core)
     for trial in range(trials + 1):
         if trial == 0:
             key = bytes(range(key_bits // 8))
@@ -219,10 +236,10 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
         mem: dict = {"key": bytearray(key)}
         _allocate(key_programs, mem)
         for p in key_programs:
-            execute(p, mem)
+            _execute(p, mem)
         _allocate([core], mem)
         mem["in"][:] = data
-        run(core, mem)
+        run(core, mem, checked=True)
         for b in range(blocks):
             block = data[16 * b:16 * b + 16]
             expect_equal(f"{name}: key {key.hex()}, block {b} ({block.hex()})",

@@ -14,6 +14,7 @@ Each file's programs run in the model against the reference AES before it is wri
 
 from __future__ import annotations
 
+import functools
 import zlib
 
 from ..algorithm import aes, circuits
@@ -35,15 +36,19 @@ def setkey_source(key_bits: int, algorithm: str, word_bits: int) -> SharedSource
                         lambda renderer, guard: render_setkey(key_bits, algorithm, word_bits, renderer, guard))
 
 
+@functools.cache
 def key_programs(key_bits: int, algorithm: str, word_bits: int) -> tuple[Program, ...]:
-    """The shared forward expansion (memory rkb), then the packing (rkb -> rk)."""
+    """The shared forward expansion (memory rkb), then the packing (rkb -> rk). Built once
+    per generator run and read-only after: every variant and shared file of these
+    parameters runs the same objects."""
     return keysetup.programs(key_bits, "forward") + (
         aes.pack_round_keys(Layout(word_bits), key_bits, algorithm),)
 
 
+@functools.cache
 def lane_core(key_bits: int, direction: str, algorithm: str, word_bits: int, circuit: str,
               unroll: str) -> Program | Loop:
-    """One lane's batch: fixsliced encryption through S-box circuit `circuit`, or the
+    """(Built once per generator run, read-only after.) One lane's batch: fixsliced encryption through S-box circuit `circuit`, or the
     `algorithm` decryption through inverse circuit `circuit`."""
     layout = Layout(word_bits)
     if direction == "enc":

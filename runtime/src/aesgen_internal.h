@@ -6,6 +6,7 @@
 #define AESGEN_INTERNAL_H
 
 #include "aesgen.h"
+#include "aesgen_bytes.h"
 #include "aesgen_variant.h"
 
 /* The variant with this canonical name, or NULL. */
@@ -26,17 +27,64 @@ int aesgen_ctx_cipher(const aesgen_ctx *ctx, int direction, const aesgen_variant
 
 /* A variant's mode functions with the whole contract of aesgen_variant.h,
  * whatever the variant leaves to its caller (ctr_low64, align): any alignment,
- * and a CTR counter that is one 128-bit integer, advanced by nblocks. */
-void aesgen_variant_ecb(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks);
-void aesgen_variant_cbc(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks, uint8_t iv[16]);
-void aesgen_variant_ctr(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks, uint8_t counter[16]);
+ * and a CTR counter that is one 128-bit integer, advanced by nblocks. The common
+ * case (no alignment demand, no wrap of the low 64 counter bits) is inline, so a
+ * short message pays for no extra call; variant_call.c has the rest. */
+void aesgen_variant_ecb_aligned(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                size_t nblocks);
+void aesgen_variant_cbc_aligned(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                size_t nblocks, uint8_t iv[16]);
+void aesgen_variant_ctr_split(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                              size_t nblocks, uint8_t counter[16]);
+
+static inline void aesgen_variant_ecb(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                      size_t nblocks)
+{
+    if (v->align == 0)
+        v->ecb(rk, out, in, nblocks);
+    else
+        aesgen_variant_ecb_aligned(v, rk, out, in, nblocks);
+}
+
+static inline void aesgen_variant_cbc(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                      size_t nblocks, uint8_t iv[16])
+{
+    if (v->align == 0)
+        v->cbc(rk, out, in, nblocks, iv);
+    else
+        aesgen_variant_cbc_aligned(v, rk, out, in, nblocks, iv);
+}
+
+static inline void aesgen_variant_ctr(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                      size_t nblocks, uint8_t counter[16])
+{
+    if (v->align == 0 && !v->ctr_low64) {
+        v->ctr(rk, out, in, nblocks, counter);
+    } else if (v->align == 0 && nblocks != 0 &&
+               (uint64_t)(nblocks - 1) <= ~aesgen_load_be64(counter + 8)) {
+        /* the low 64 bits take all nblocks (at most reaching 2^64) */
+        v->ctr(rk, out, in, nblocks, counter);
+        aesgen_ctr_add(counter, nblocks);
+    } else {
+        aesgen_variant_ctr_split(v, rk, out, in, nblocks, counter);
+    }
+}
 
 /* The buffers of one call: present when len > 0, inside the address space,
  * and either the same or disjoint (AESGEN_OK, _ERR_NULL, _ERR_LENGTH, _ERR_OVERLAP). */
-int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len);
+static inline int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (len == 0)
+        return AESGEN_OK;
+    if (out == NULL || in == NULL)
+        return AESGEN_ERR_NULL;
+    const uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+    if (len > UINTPTR_MAX - o || len > UINTPTR_MAX - i)
+        return AESGEN_ERR_LENGTH;
+    if (o != i && o < i + len && i < o + len)
+        return AESGEN_ERR_OVERLAP;
+    return AESGEN_OK;
+}
 
 /* The GHASH variant with this name, or NULL; 1 if this CPU can run it; the preferred
  * usable one. */

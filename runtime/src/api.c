@@ -133,20 +133,6 @@ static int ctx_ready(const aesgen_ctx *ctx)
     return AESGEN_OK;
 }
 
-int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, size_t len)
-{
-    if (len == 0)
-        return AESGEN_OK;
-    if (out == NULL || in == NULL)
-        return AESGEN_ERR_NULL;
-    const uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
-    if (len > UINTPTR_MAX - o || len > UINTPTR_MAX - i)
-        return AESGEN_ERR_LENGTH;
-    if (o != i && o < i + len && i < o + len)
-        return AESGEN_ERR_OVERLAP;
-    return AESGEN_OK;
-}
-
 int aesgen_ctx_cipher(const aesgen_ctx *ctx, int direction, const aesgen_variant **v, const void **rk)
 {
     const int rc = ctx_ready(ctx);
@@ -220,22 +206,11 @@ int aesgen_ctr_init(aesgen_ctr *ctr, const uint8_t counter[16])
     return AESGEN_OK;
 }
 
-int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr, uint8_t *out, const uint8_t *in, size_t len)
+/* Any length: the rest of the previous call's keystream block first, then whole
+ * blocks, then a last partial block whose keystream is kept for the next call. */
+static AESGEN_NOINLINE void ctr_bytes(const aesgen_variant *v, const void *rk, aesgen_ctr *ctr, uint8_t *out,
+                                      const uint8_t *in, size_t len)
 {
-    int rc = ctx_ready(ctx);
-    if (rc != AESGEN_OK)
-        return rc;
-    if (ctr == NULL)
-        return AESGEN_ERR_NULL;
-    if (ctr->magic != CTR_MAGIC || ctr->used > 16)
-        return AESGEN_ERR_CONTEXT;
-    rc = aesgen_check_buffers(out, in, len);
-    if (rc != AESGEN_OK)
-        return rc;
-
-    const aesgen_variant *v = cstate_of(ctx)->enc;
-    const void *rk = cschedule_of(ctx, AESGEN_ENCRYPT);
-    /* the rest of the previous call's keystream block */
     while (len != 0 && ctr->used < 16) {
         *out++ = *in++ ^ ctr->keystream[ctr->used++];
         len--;
@@ -252,6 +227,29 @@ int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr, uint8_t *out, const
         for (ctr->used = 0; ctr->used < len; ctr->used++)
             out[ctr->used] = in[ctr->used] ^ ctr->keystream[ctr->used];
     }
+}
+
+int aesgen_ctr_crypt(const aesgen_ctx *ctx, aesgen_ctr *ctr, uint8_t *out, const uint8_t *in, size_t len)
+{
+    int rc = ctx_ready(ctx);
+    if (rc != AESGEN_OK)
+        return rc;
+    if (ctr == NULL)
+        return AESGEN_ERR_NULL;
+    if (ctr->magic != CTR_MAGIC || ctr->used > 16)
+        return AESGEN_ERR_CONTEXT;
+    rc = aesgen_check_buffers(out, in, len);
+    if (rc != AESGEN_OK || len == 0)
+        return rc;
+
+    const aesgen_variant *v = cstate_of(ctx)->enc;
+    const void *rk = cschedule_of(ctx, AESGEN_ENCRYPT);
+    /* whole blocks on a block boundary: packets, and every call of a whole-block
+     * stream; kept free of the byte handling so that short messages stay cheap */
+    if (ctr->used == 16 && len % 16 == 0)
+        aesgen_variant_ctr(v, rk, out, in, len / 16, ctr->counter);
+    else
+        ctr_bytes(v, rk, ctr, out, in, len);
     return AESGEN_OK;
 }
 

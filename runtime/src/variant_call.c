@@ -4,7 +4,8 @@
  * here rather than in every variant: a CTR loop that counts only in the low 64
  * bits of the counter (ctr_low64) is split where those bits wrap, and the
  * counter advanced; loops that need aligned buffers (align) get them through a
- * bounce buffer and an aligned copy of the IV or counter.
+ * bounce buffer and an aligned copy of the IV or counter. The common case is
+ * inline in aesgen_internal.h; these are the paths it leaves.
  */
 #include <stdint.h>
 #include <string.h>
@@ -19,8 +20,8 @@ static int misaligned(const aesgen_variant *v, const void *a, const void *b)
     return v->align != 0 && (((uintptr_t)a | (uintptr_t)b) & (uintptr_t)(v->align - 1)) != 0;
 }
 
-void aesgen_variant_ecb(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks)
+void aesgen_variant_ecb_aligned(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                size_t nblocks)
 {
     if (!misaligned(v, out, in)) {
         v->ecb(rk, out, in, nblocks);
@@ -39,13 +40,9 @@ void aesgen_variant_ecb(const aesgen_variant *v, const void *rk, uint8_t *out, c
     aesgen_memwipe(buf, sizeof buf);
 }
 
-void aesgen_variant_cbc(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks, uint8_t iv[16])
+void aesgen_variant_cbc_aligned(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                                size_t nblocks, uint8_t iv[16])
 {
-    if (v->align == 0) {
-        v->cbc(rk, out, in, nblocks, iv);
-        return;
-    }
     uint64_t chain[2];
     memcpy(chain, iv, 16);
     if (!misaligned(v, out, in)) {
@@ -95,8 +92,8 @@ static void ctr_aligned(const aesgen_variant *v, const void *rk, uint8_t *out, c
         memcpy(counter, ctr, 16);
 }
 
-void aesgen_variant_ctr(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
-                        size_t nblocks, uint8_t counter[16])
+void aesgen_variant_ctr_split(const aesgen_variant *v, const void *rk, uint8_t *out, const uint8_t *in,
+                              size_t nblocks, uint8_t counter[16])
 {
     if (!v->ctr_low64) {
         if (v->align == 0)

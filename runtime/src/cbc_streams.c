@@ -8,7 +8,8 @@
  * fixsliced batch). The lanes' chain values sit in one contiguous buffer; each step
  * XORs the next plaintext block of every live lane into its chain value, runs the ECB
  * loop once over the buffer, in place, and copies each lane's ciphertext (its next
- * chain value) out. A finished message's IV gets its last ciphertext block and its lane
+ * chain value) out. Blocks reach and leave the messages four steps at a time, through a
+ * transposed staging buffer (see GROUP). A finished message's IV gets its last ciphertext block and its lane
  * takes the next pending message; once none is pending, the last live lane moves into
  * the freed one so the live lanes stay a prefix of the buffer. A lone live lane ends
  * through the variant's own CBC loop. Every branch depends only on lengths.
@@ -38,9 +39,26 @@ static int by_start(const void *a, const void *b)
 /* Whether a written span overlaps another written span or a read one. The written
  * spans are sorted: disjoint ones have increasing ends too, so each read span is
  * compared with the first written span ending past its start. */
+static void sort_spans(span *w, size_t n)
+{
+    if (n > 32) {
+        qsort(w, n, sizeof *w, by_start);
+        return;
+    }
+    /* a few spans, usually in order already: an insertion sort, which costs a tenth of
+     * qsort's call overhead for a packet-sized call */
+    for (size_t i = 1; i < n; i++) {
+        const span x = w[i];
+        size_t j = i;
+        for (; j > 0 && w[j - 1].lo > x.lo; j--)
+            w[j] = w[j - 1];
+        w[j] = x;
+    }
+}
+
 static int overlapping(span *w, size_t nw, const span *r, size_t nr)
 {
-    qsort(w, nw, sizeof *w, by_start);
+    sort_spans(w, nw);
     for (size_t i = 1; i < nw; i++)
         if (w[i].lo < w[i - 1].hi)
             return 1;
@@ -124,67 +142,130 @@ static inline void xor_into(uint8_t *restrict acc, const uint8_t *restrict in)
     memcpy(acc, a, 16);
 }
 
-/* One pass over the live lanes between two ECB calls: each lane's ciphertext (its chain
- * value) to *out (unless out is NULL: before the first call), then its next plaintext
- * block XORed into the chain value (unless in is NULL: after the last call); the
- * pointers move on by a block. */
-static void pass_portable(uint8_t *chain, uint8_t **out, const uint8_t **in, size_t live)
+/* Blocks move between the messages and the chain buffer GROUP steps at a time, through
+ * a staging buffer that holds them transposed (stage[t][lane]): each lane's GROUP blocks
+ * are one 64-byte read or write of its message instead of GROUP 16-byte ones spread over
+ * as many steps, and each step's XOR into the chain values and copy out of them run over
+ * contiguous memory. Messages a multiple of 4 KiB apart share L1 sets; touching each of
+ * their lines once per GROUP steps keeps that from thrashing the cache. */
+#define GROUP 4
+
+/* stage[t][i] = block t of lane i at in[i] + off, t < g. */
+static void gather_portable(uint8_t *stage, const uint8_t *const *in, size_t off, size_t live, size_t g)
 {
-    for (size_t i = 0; i < live; i++) {
-        if (out != NULL) {
-            memcpy(out[i], chain + 16 * i, 16);
-            out[i] += 16;
-        }
-        if (in != NULL) {
-            xor_into(chain + 16 * i, in[i]);
-            in[i] += 16;
-        }
-    }
+    for (size_t i = 0; i < live; i++)
+        for (size_t t = 0; t < g; t++)
+            memcpy(stage + 16 * (MAX_LANES * t + i), in[i] + off + 16 * t, 16);
+}
+
+/* out[i] + off + 16 t = stage[t][i], t < g. */
+static void scatter_portable(const uint8_t *stage, uint8_t *const *out, size_t off, size_t live, size_t g)
+{
+    for (size_t i = 0; i < live; i++)
+        for (size_t t = 0; t < g; t++)
+            memcpy(out[i] + off + 16 * t, stage + 16 * (MAX_LANES * t + i), 16);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define WIDE_PASS 1
-/* The same pass for variants whose loops read the chain buffer in 64-byte zmm loads:
- * written in whole 64-byte stores, four lanes at a time, so those loads are forwarded
- * from the stores; 16-byte stores would make each load wait until they reach the cache
- * (behind the output stores, which miss it when the messages share cache sets). */
-__attribute__((target("avx512f"))) static void pass_avx512(uint8_t *chain, uint8_t **out, const uint8_t **in,
-                                                           size_t live)
+#define WIDE_GROUPS 1
+/* A 4x4 transpose of 16-byte blocks: block t of a_j becomes block j of r_t. Its own
+ * inverse. Plain variables, not arrays, so the compiler keeps them in registers. */
+#define TRANSPOSE4(r0, r1, r2, r3, a0, a1, a2, a3)                                      \
+    do {                                                                                \
+        const __m512i t0_ = _mm512_shuffle_i64x2(a0, a1, 0x44);                         \
+        const __m512i t1_ = _mm512_shuffle_i64x2(a0, a1, 0xEE);                         \
+        const __m512i t2_ = _mm512_shuffle_i64x2(a2, a3, 0x44);                         \
+        const __m512i t3_ = _mm512_shuffle_i64x2(a2, a3, 0xEE);                         \
+        r0 = _mm512_shuffle_i64x2(t0_, t2_, 0x88);                                      \
+        r1 = _mm512_shuffle_i64x2(t0_, t2_, 0xDD);                                      \
+        r2 = _mm512_shuffle_i64x2(t1_, t3_, 0x88);                                      \
+        r3 = _mm512_shuffle_i64x2(t1_, t3_, 0xDD);                                      \
+    } while (0)
+
+/* Whole groups of four lanes and four steps in zmm registers; the rest as above. */
+__attribute__((target("avx512f"))) static void gather_avx512(uint8_t *stage, const uint8_t *const *in, size_t off,
+                                                             size_t live, size_t g)
 {
-    for (size_t g = 0; g < live; g += 4) {
-        const size_t n = live - g < 4 ? live - g : 4;
-        __m512i c = _mm512_load_si512((const void *)(chain + 16 * g));
-        if (out != NULL) {
-            _mm_storeu_si128((__m128i *)(void *)out[g], _mm512_castsi512_si128(c));
-            if (n > 1)
-                _mm_storeu_si128((__m128i *)(void *)out[g + 1], _mm512_extracti32x4_epi32(c, 1));
-            if (n > 2)
-                _mm_storeu_si128((__m128i *)(void *)out[g + 2], _mm512_extracti32x4_epi32(c, 2));
-            if (n > 3)
-                _mm_storeu_si128((__m128i *)(void *)out[g + 3], _mm512_extracti32x4_epi32(c, 3));
-            for (size_t j = 0; j < n; j++)
-                out[g + j] += 16;
-        }
-        if (in != NULL) {
-            __m512i p = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)in[g]));
-            if (n > 1)
-                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 1]), 1);
-            if (n > 2)
-                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 2]), 2);
-            if (n > 3)
-                p = _mm512_inserti32x4(p, _mm_loadu_si128((const __m128i *)(const void *)in[g + 3]), 3);
-            for (size_t j = 0; j < n; j++)
-                in[g + j] += 16;
-            _mm512_store_si512((void *)(chain + 16 * g), _mm512_xor_si512(c, p));
-        }
+    size_t i = 0;
+    for (; g == GROUP && i + 4 <= live; i += 4) {
+        const __m512i a0 = _mm512_loadu_si512((const void *)(in[i] + off));
+        const __m512i a1 = _mm512_loadu_si512((const void *)(in[i + 1] + off));
+        const __m512i a2 = _mm512_loadu_si512((const void *)(in[i + 2] + off));
+        const __m512i a3 = _mm512_loadu_si512((const void *)(in[i + 3] + off));
+        __m512i r0, r1, r2, r3;
+        TRANSPOSE4(r0, r1, r2, r3, a0, a1, a2, a3);
+        uint8_t *d = stage + 16 * i;
+        _mm512_store_si512((void *)d, r0);
+        _mm512_store_si512((void *)(d + 16 * MAX_LANES), r1);
+        _mm512_store_si512((void *)(d + 32 * MAX_LANES), r2);
+        _mm512_store_si512((void *)(d + 48 * MAX_LANES), r3);
     }
+    gather_portable(stage + 16 * i, in + i, off, live - i, g);
+}
+
+__attribute__((target("avx512f"))) static void scatter_avx512(const uint8_t *stage, uint8_t *const *out,
+                                                              size_t off, size_t live, size_t g)
+{
+    size_t i = 0;
+    for (; g == GROUP && i + 4 <= live; i += 4) {
+        const uint8_t *d = stage + 16 * i;
+        const __m512i a0 = _mm512_load_si512((const void *)d);
+        const __m512i a1 = _mm512_load_si512((const void *)(d + 16 * MAX_LANES));
+        const __m512i a2 = _mm512_load_si512((const void *)(d + 32 * MAX_LANES));
+        const __m512i a3 = _mm512_load_si512((const void *)(d + 48 * MAX_LANES));
+        __m512i r0, r1, r2, r3;
+        TRANSPOSE4(r0, r1, r2, r3, a0, a1, a2, a3);
+        _mm512_storeu_si512((void *)(out[i] + off), r0);
+        _mm512_storeu_si512((void *)(out[i + 1] + off), r1);
+        _mm512_storeu_si512((void *)(out[i + 2] + off), r2);
+        _mm512_storeu_si512((void *)(out[i + 3] + off), r3);
+    }
+    scatter_portable(stage + 16 * i, out + i, off, live - i, g);
 }
 #endif
 
-/* `steps` blocks of each of the live lanes: a pass, the ECB call, a pass, ... */
-static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, lane *lanes, size_t live,
-                      size_t steps)
+/* Between two ECB calls over the chain buffer: the ciphertext it holds to `done` (unless
+ * NULL), then the next plaintext blocks from `next` XORed into it (unless NULL); n bytes,
+ * a multiple of 16, all three buffers 64-byte aligned. The chain buffer is written with
+ * stores as wide as the ECB loop's loads, so they forward to them (narrower stores make
+ * each load wait until they reach the cache). */
+typedef void step_fn(uint8_t *chain, uint8_t *done, const uint8_t *next, size_t n);
+
+static void step_portable(uint8_t *chain, uint8_t *done, const uint8_t *next, size_t n)
+{
+    for (size_t b = 0; b < n; b += 16) {
+        if (done != NULL)
+            memcpy(done + b, chain + b, 16);
+        if (next != NULL)
+            xor_into(chain + b, next + b);
+    }
+}
+
+#ifdef WIDE_GROUPS
+/* For a width of w bytes: the step in w-byte vectors (the lane buffers are padded to a
+ * multiple of 64 bytes, so the last vector may run past n into padding). */
+#define STEP_FN(name, isa, vec, load, store, xor, w)                                         \
+    __attribute__((target(isa))) static void name(uint8_t *chain, uint8_t *done,            \
+                                                     const uint8_t *next, size_t n)             \
+    {                                                                                           \
+        for (size_t b = 0; b < n; b += (w)) {                                                   \
+            vec c = load((const void *)(chain + b));                                           \
+            if (done != NULL)                                                                   \
+                store((void *)(done + b), c);                                                   \
+            if (next != NULL)                                                                   \
+                store((void *)(chain + b), xor(c, load((const void *)(next + b))));            \
+        }                                                                                       \
+    }
+STEP_FN(step_sse2, "sse2", __m128i, _mm_load_si128, _mm_store_si128, _mm_xor_si128, 16)
+STEP_FN(step_avx2, "avx2", __m256i, _mm256_load_si256, _mm256_store_si256, _mm256_xor_si256, 32)
+STEP_FN(step_avx512, "avx512f", __m512i, _mm512_load_si512, _mm512_store_si512, _mm512_xor_si512, 64)
+#endif
+
+/* `steps` blocks of each of the live lanes (all move on together): for each group of
+ * steps, gather, then per step the ECB call between two chain-buffer steps, then scatter. */
+static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, uint8_t *stage, lane *lanes,
+                      size_t live, size_t steps)
 {
     const uint8_t *in[MAX_LANES];
     uint8_t *out[MAX_LANES];
@@ -192,25 +273,41 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, l
         in[i] = lanes[i].in;
         out[i] = lanes[i].out;
     }
-    void (*pass)(uint8_t *, uint8_t **, const uint8_t **, size_t) = pass_portable;
-#ifdef WIDE_PASS
-    if (v->features & AESGEN_CPU_AVX512F)
-        pass = pass_avx512;
-#endif
-    pass(chain, NULL, in, live);
-    for (size_t s = 1;; s++) {
-        if (v->align <= CHAIN_ALIGN) /* the chain buffer suits the loop itself */
-            v->ecb(rk, chain, chain, live);
-        else
-            aesgen_variant_ecb(v, rk, chain, chain, live);
-        if (s == steps)
-            break;
-        pass(chain, out, in, live);
+    void (*gather)(uint8_t *, const uint8_t *const *, size_t, size_t, size_t) = gather_portable;
+    void (*scatter)(const uint8_t *, uint8_t *const *, size_t, size_t, size_t) = scatter_portable;
+    step_fn *step = step_portable;
+#ifdef WIDE_GROUPS
+    /* by what this CPU has, not what the variant needs: a wider store still forwards to
+     * the variant's narrower loads of the same bytes */
+    const uint32_t cpu = aesgen_cpu_features();
+    if (cpu & AESGEN_CPU_AVX512F) {
+        gather = gather_avx512;
+        scatter = scatter_avx512;
+        step = step_avx512;
+    } else if (cpu & AESGEN_CPU_AVX2) {
+        step = step_avx2;
+    } else {
+        step = step_sse2;
     }
-    pass(chain, out, NULL, live);
+#endif
+    const size_t bytes = 16 * live;
+    for (size_t off = 0; off < 16 * steps; off += 16 * GROUP) {
+        const size_t g = steps - off / 16 < GROUP ? steps - off / 16 : GROUP;
+        gather(stage, in, off, live, g);
+        step(chain, NULL, stage, bytes);
+        for (size_t t = 0; t < g; t++) {
+            if (v->align <= CHAIN_ALIGN) /* the chain buffer suits the loop itself */
+                v->ecb(rk, chain, chain, live);
+            else
+                aesgen_variant_ecb(v, rk, chain, chain, live);
+            uint8_t *slot = stage + 16 * MAX_LANES * t;
+            step(chain, slot, t + 1 < g ? slot + 16 * MAX_LANES : NULL, bytes);
+        }
+        scatter(stage, out, off, live, g);
+    }
     for (size_t i = 0; i < live; i++) {
-        lanes[i].in = in[i];
-        lanes[i].out = out[i];
+        lanes[i].in += 16 * steps;
+        lanes[i].out += 16 * steps;
     }
 }
 
@@ -218,6 +315,7 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
 {
     const size_t width = v->batch_blocks == 0 ? 1 : v->batch_blocks < MAX_LANES ? v->batch_blocks : MAX_LANES;
     _Alignas(CHAIN_ALIGN) uint8_t chain[16 * MAX_LANES];
+    _Alignas(64) uint8_t stage[16 * MAX_LANES * GROUP];
     lane lanes[MAX_LANES];
     size_t live = 0, next = 0;
     while (live < width && take_message(msgs, count, &next, &lanes[live], chain + 16 * live))
@@ -228,7 +326,7 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
         size_t steps = lanes[0].blocks;
         for (size_t i = 1; i < live; i++)
             steps = lanes[i].blocks < steps ? lanes[i].blocks : steps;
-        run_steps(v, rk, chain, lanes, live, steps);
+        run_steps(v, rk, chain, stage, lanes, live, steps);
         for (size_t i = 0; i < live;) {
             lanes[i].blocks -= steps;
             if (lanes[i].blocks != 0) {
@@ -255,7 +353,9 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
         memcpy(lanes[0].iv, chain, 16);
         live = take_message(msgs, count, &next, &lanes[0], chain);
     }
-    aesgen_memwipe(chain, 16 * used);
+    aesgen_memwipe(chain, (16 * used + 63) & ~(size_t)63);
+    for (size_t t = 0; t < GROUP; t++) /* what the steps wrote: used lanes, to 64 bytes */
+        aesgen_memwipe(stage + 16 * MAX_LANES * t, (16 * used + 63) & ~(size_t)63);
 }
 
 int aesgen_cbc_encrypt_streams(const aesgen_ctx *ctx, const aesgen_cbc_msg *msgs, size_t count)

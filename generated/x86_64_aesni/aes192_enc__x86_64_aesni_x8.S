@@ -13,7 +13,10 @@
  * ctr: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 16 registers.
  * xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 112 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (8 lanes): partial: round keys k8..k12 resident, the other 8 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (4 lanes): partial: round keys k4..k12 resident, the other 4 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (2 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 142 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1270,6 +1273,385 @@ aesgen_aes192_enc__x86_64_aesni_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_aesni_x8_xts, .-aesgen_aes192_enc__x86_64_aesni_x8_xts
+
+/* cbc_lanes (8 lanes): partial: round keys k8..k12 resident, the other 8 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 96 AES instructions. */
+	.globl aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8
+	.hidden aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8
+	.type aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8, @function
+	.p2align 5
+aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8:
+	.cfi_startproc
+	endbr64
+	movdqu 128(%rdi), %xmm11  # k8
+	movdqu 144(%rdi), %xmm12  # k9
+	movdqu 160(%rdi), %xmm13  # k10
+	movdqu 176(%rdi), %xmm14  # k11
+	movdqu 192(%rdi), %xmm15  # k12
+	movdqu (%r8), %xmm0  # chain value of lane 0
+	movdqu 16(%r8), %xmm1  # chain value of lane 1
+	movdqu 32(%r8), %xmm2  # chain value of lane 2
+	movdqu 48(%r8), %xmm3  # chain value of lane 3
+	movdqu 64(%r8), %xmm4  # chain value of lane 4
+	movdqu 80(%r8), %xmm5  # chain value of lane 5
+	movdqu 96(%r8), %xmm6  # chain value of lane 6
+	movdqu 112(%r8), %xmm7  # chain value of lane 7
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8_done
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8_step:
+	movdqu (%rdi), %xmm9  # stream k0
+	movq (%rdx), %rax  # in[0]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm0
+	pxor %xmm9, %xmm0
+	movq 8(%rdx), %rax  # in[1]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm1
+	pxor %xmm9, %xmm1
+	movq 16(%rdx), %rax  # in[2]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm2
+	pxor %xmm9, %xmm2
+	movq 24(%rdx), %rax  # in[3]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm3
+	pxor %xmm9, %xmm3
+	movq 32(%rdx), %rax  # in[4]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm4
+	pxor %xmm9, %xmm4
+	movq 40(%rdx), %rax  # in[5]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm5
+	pxor %xmm9, %xmm5
+	movq 48(%rdx), %rax  # in[6]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm6
+	pxor %xmm9, %xmm6
+	movq 56(%rdx), %rax  # in[7]
+	movdqu (%rax,%r9), %xmm8
+	pxor %xmm8, %xmm7
+	pxor %xmm9, %xmm7
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 32(%rdi), %xmm9  # stream k2
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 64(%rdi), %xmm9  # stream k4
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	movdqu 96(%rdi), %xmm9  # stream k6
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm12, %xmm4
+	aesenc %xmm12, %xmm5
+	aesenc %xmm12, %xmm6
+	aesenc %xmm12, %xmm7
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm13, %xmm4
+	aesenc %xmm13, %xmm5
+	aesenc %xmm13, %xmm6
+	aesenc %xmm13, %xmm7
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	aesenc %xmm14, %xmm4
+	aesenc %xmm14, %xmm5
+	aesenc %xmm14, %xmm6
+	aesenc %xmm14, %xmm7
+	aesenclast %xmm15, %xmm0
+	aesenclast %xmm15, %xmm1
+	aesenclast %xmm15, %xmm2
+	aesenclast %xmm15, %xmm3
+	aesenclast %xmm15, %xmm4
+	aesenclast %xmm15, %xmm5
+	aesenclast %xmm15, %xmm6
+	aesenclast %xmm15, %xmm7
+	movq (%rsi), %rax  # out[0]
+	movdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	movdqu %xmm1, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	movdqu %xmm2, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	movdqu %xmm3, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	movdqu %xmm4, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	movdqu %xmm5, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	movdqu %xmm6, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	movdqu %xmm7, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8_step
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8_done:
+	movdqu %xmm0, (%r8)  # chain values for the next call
+	movdqu %xmm1, 16(%r8)
+	movdqu %xmm2, 32(%r8)
+	movdqu %xmm3, 48(%r8)
+	movdqu %xmm4, 64(%r8)
+	movdqu %xmm5, 80(%r8)
+	movdqu %xmm6, 96(%r8)
+	movdqu %xmm7, 112(%r8)
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8, .-aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8
+
+/* cbc_lanes (4 lanes): partial: round keys k4..k12 resident, the other 4 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 48 AES instructions. */
+	.globl aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4
+	.hidden aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4
+	.type aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4, @function
+	.p2align 5
+aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4:
+	.cfi_startproc
+	endbr64
+	movdqu 64(%rdi), %xmm7  # k4
+	movdqu 80(%rdi), %xmm8  # k5
+	movdqu 96(%rdi), %xmm9  # k6
+	movdqu 112(%rdi), %xmm10  # k7
+	movdqu 128(%rdi), %xmm11  # k8
+	movdqu 144(%rdi), %xmm12  # k9
+	movdqu 160(%rdi), %xmm13  # k10
+	movdqu 176(%rdi), %xmm14  # k11
+	movdqu 192(%rdi), %xmm15  # k12
+	movdqu (%r8), %xmm0  # chain value of lane 0
+	movdqu 16(%r8), %xmm1  # chain value of lane 1
+	movdqu 32(%r8), %xmm2  # chain value of lane 2
+	movdqu 48(%r8), %xmm3  # chain value of lane 3
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4_done
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4_step:
+	movdqu (%rdi), %xmm5  # stream k0
+	movq (%rdx), %rax  # in[0]
+	movdqu (%rax,%r9), %xmm4
+	pxor %xmm4, %xmm0
+	pxor %xmm5, %xmm0
+	movq 8(%rdx), %rax  # in[1]
+	movdqu (%rax,%r9), %xmm4
+	pxor %xmm4, %xmm1
+	pxor %xmm5, %xmm1
+	movq 16(%rdx), %rax  # in[2]
+	movdqu (%rax,%r9), %xmm4
+	pxor %xmm4, %xmm2
+	pxor %xmm5, %xmm2
+	movq 24(%rdx), %rax  # in[3]
+	movdqu (%rax,%r9), %xmm4
+	pxor %xmm4, %xmm3
+	pxor %xmm5, %xmm3
+	movdqu 16(%rdi), %xmm6  # stream k1
+	aesenc %xmm6, %xmm0
+	aesenc %xmm6, %xmm1
+	aesenc %xmm6, %xmm2
+	aesenc %xmm6, %xmm3
+	movdqu 32(%rdi), %xmm5  # stream k2
+	aesenc %xmm5, %xmm0
+	aesenc %xmm5, %xmm1
+	aesenc %xmm5, %xmm2
+	aesenc %xmm5, %xmm3
+	movdqu 48(%rdi), %xmm6  # stream k3
+	aesenc %xmm6, %xmm0
+	aesenc %xmm6, %xmm1
+	aesenc %xmm6, %xmm2
+	aesenc %xmm6, %xmm3
+	aesenc %xmm7, %xmm0
+	aesenc %xmm7, %xmm1
+	aesenc %xmm7, %xmm2
+	aesenc %xmm7, %xmm3
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm12, %xmm2
+	aesenc %xmm12, %xmm3
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm13, %xmm2
+	aesenc %xmm13, %xmm3
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenc %xmm14, %xmm2
+	aesenc %xmm14, %xmm3
+	aesenclast %xmm15, %xmm0
+	aesenclast %xmm15, %xmm1
+	aesenclast %xmm15, %xmm2
+	aesenclast %xmm15, %xmm3
+	movq (%rsi), %rax  # out[0]
+	movdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	movdqu %xmm1, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	movdqu %xmm2, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	movdqu %xmm3, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4_step
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4_done:
+	movdqu %xmm0, (%r8)  # chain values for the next call
+	movdqu %xmm1, 16(%r8)
+	movdqu %xmm2, 32(%r8)
+	movdqu %xmm3, 48(%r8)
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4, .-aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes4
+
+/* cbc_lanes (2 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 24 AES instructions. */
+	.globl aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2
+	.hidden aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2
+	.type aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2, @function
+	.p2align 5
+aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2:
+	.cfi_startproc
+	endbr64
+	movdqu (%rdi), %xmm3  # k0
+	movdqu 16(%rdi), %xmm4  # k1
+	movdqu 32(%rdi), %xmm5  # k2
+	movdqu 48(%rdi), %xmm6  # k3
+	movdqu 64(%rdi), %xmm7  # k4
+	movdqu 80(%rdi), %xmm8  # k5
+	movdqu 96(%rdi), %xmm9  # k6
+	movdqu 112(%rdi), %xmm10  # k7
+	movdqu 128(%rdi), %xmm11  # k8
+	movdqu 144(%rdi), %xmm12  # k9
+	movdqu 160(%rdi), %xmm13  # k10
+	movdqu 176(%rdi), %xmm14  # k11
+	movdqu 192(%rdi), %xmm15  # k12
+	movdqu (%r8), %xmm0  # chain value of lane 0
+	movdqu 16(%r8), %xmm1  # chain value of lane 1
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2_done
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2_step:
+	movq (%rdx), %rax  # in[0]
+	movdqu (%rax,%r9), %xmm2
+	pxor %xmm2, %xmm0
+	pxor %xmm3, %xmm0
+	movq 8(%rdx), %rax  # in[1]
+	movdqu (%rax,%r9), %xmm2
+	pxor %xmm2, %xmm1
+	pxor %xmm3, %xmm1
+	aesenc %xmm4, %xmm0
+	aesenc %xmm4, %xmm1
+	aesenc %xmm5, %xmm0
+	aesenc %xmm5, %xmm1
+	aesenc %xmm6, %xmm0
+	aesenc %xmm6, %xmm1
+	aesenc %xmm7, %xmm0
+	aesenc %xmm7, %xmm1
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm12, %xmm0
+	aesenc %xmm12, %xmm1
+	aesenc %xmm13, %xmm0
+	aesenc %xmm13, %xmm1
+	aesenc %xmm14, %xmm0
+	aesenc %xmm14, %xmm1
+	aesenclast %xmm15, %xmm0
+	aesenclast %xmm15, %xmm1
+	movq (%rsi), %rax  # out[0]
+	movdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	movdqu %xmm1, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2_step
+.Laesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2_done:
+	movdqu %xmm0, (%r8)  # chain values for the next call
+	movdqu %xmm1, 16(%r8)
+	ret
+	.cfi_endproc
+	.size aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2, .-aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes2
 
 	.section .rodata
 	.p2align 6

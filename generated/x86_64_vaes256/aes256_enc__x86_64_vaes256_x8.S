@@ -13,7 +13,10 @@
  * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 176 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (16 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (8 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (4 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 206 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1366,6 +1369,478 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_xts, .-aesgen_aes256_enc__x86_64_vaes256_x8_xts
+
+/* cbc_lanes (16 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 112 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
+	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
+	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128 160(%rdi), %ymm11  # k10
+	vbroadcasti128 176(%rdi), %ymm12  # k11
+	vbroadcasti128 192(%rdi), %ymm13  # k12
+	vbroadcasti128 208(%rdi), %ymm14  # k13
+	vbroadcasti128 224(%rdi), %ymm15  # k14
+	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu 32(%r8), %ymm1  # chain values of lanes 2..3
+	vmovdqu 64(%r8), %ymm2  # chain values of lanes 4..5
+	vmovdqu 96(%r8), %ymm3  # chain values of lanes 6..7
+	vmovdqu 128(%r8), %ymm4  # chain values of lanes 8..9
+	vmovdqu 160(%r8), %ymm5  # chain values of lanes 10..11
+	vmovdqu 192(%r8), %ymm6  # chain values of lanes 12..13
+	vmovdqu 224(%r8), %ymm7  # chain values of lanes 14..15
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16_done
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16_step:
+	vbroadcasti128 (%rdi), %ymm9  # stream k0
+	movq (%rdx), %rax  # in[0]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 8(%rdx), %rax  # in[1]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm0, %ymm0
+	vpxor %ymm9, %ymm0, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 24(%rdx), %rax  # in[3]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm1, %ymm1
+	vpxor %ymm9, %ymm1, %ymm1
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 40(%rdx), %rax  # in[5]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm2, %ymm2
+	vpxor %ymm9, %ymm2, %ymm2
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 56(%rdx), %rax  # in[7]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm3, %ymm3
+	vpxor %ymm9, %ymm3, %ymm3
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 72(%rdx), %rax  # in[9]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm4, %ymm4
+	vpxor %ymm9, %ymm4, %ymm4
+	movq 80(%rdx), %rax  # in[10]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 88(%rdx), %rax  # in[11]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm5, %ymm5
+	vpxor %ymm9, %ymm5, %ymm5
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 104(%rdx), %rax  # in[13]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm6, %ymm6
+	vpxor %ymm9, %ymm6, %ymm6
+	movq 112(%rdx), %rax  # in[14]
+	vmovdqu (%rax,%r9), %xmm8
+	movq 120(%rdx), %rax  # in[15]
+	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
+	vpxor %ymm8, %ymm7, %ymm7
+	vpxor %ymm9, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 32(%rdi), %ymm9  # stream k2
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 64(%rdi), %ymm9  # stream k4
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 96(%rdi), %ymm9  # stream k6
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 128(%rdi), %ymm9  # stream k8
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 144(%rdi), %ymm10  # stream k9
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm4, %ymm4
+	vaesenc %ymm12, %ymm5, %ymm5
+	vaesenc %ymm12, %ymm6, %ymm6
+	vaesenc %ymm12, %ymm7, %ymm7
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm4, %ymm4
+	vaesenc %ymm13, %ymm5, %ymm5
+	vaesenc %ymm13, %ymm6, %ymm6
+	vaesenc %ymm13, %ymm7, %ymm7
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm4, %ymm4
+	vaesenc %ymm14, %ymm5, %ymm5
+	vaesenc %ymm14, %ymm6, %ymm6
+	vaesenc %ymm14, %ymm7, %ymm7
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm2, %ymm2
+	vaesenclast %ymm15, %ymm3, %ymm3
+	vaesenclast %ymm15, %ymm4, %ymm4
+	vaesenclast %ymm15, %ymm5, %ymm5
+	vaesenclast %ymm15, %ymm6, %ymm6
+	vaesenclast %ymm15, %ymm7, %ymm7
+	movq (%rsi), %rax  # out[0]
+	vmovdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti128 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti128 $1, %ymm1, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu %xmm2, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti128 $1, %ymm2, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu %xmm3, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti128 $1, %ymm3, (%rax,%r9)
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu %xmm4, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vextracti128 $1, %ymm4, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vmovdqu %xmm5, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vextracti128 $1, %ymm5, (%rax,%r9)
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu %xmm6, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vextracti128 $1, %ymm6, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vmovdqu %xmm7, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vextracti128 $1, %ymm7, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16_step
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16_done:
+	vmovdqu %ymm0, (%r8)  # chain values for the next call
+	vmovdqu %ymm1, 32(%r8)
+	vmovdqu %ymm2, 64(%r8)
+	vmovdqu %ymm3, 96(%r8)
+	vmovdqu %ymm4, 128(%r8)
+	vmovdqu %ymm5, 160(%r8)
+	vmovdqu %ymm6, 192(%r8)
+	vmovdqu %ymm7, 224(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
+
+/* cbc_lanes (8 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 56 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
+	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
+	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128 96(%rdi), %ymm7  # k6
+	vbroadcasti128 112(%rdi), %ymm8  # k7
+	vbroadcasti128 128(%rdi), %ymm9  # k8
+	vbroadcasti128 144(%rdi), %ymm10  # k9
+	vbroadcasti128 160(%rdi), %ymm11  # k10
+	vbroadcasti128 176(%rdi), %ymm12  # k11
+	vbroadcasti128 192(%rdi), %ymm13  # k12
+	vbroadcasti128 208(%rdi), %ymm14  # k13
+	vbroadcasti128 224(%rdi), %ymm15  # k14
+	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu 32(%r8), %ymm1  # chain values of lanes 2..3
+	vmovdqu 64(%r8), %ymm2  # chain values of lanes 4..5
+	vmovdqu 96(%r8), %ymm3  # chain values of lanes 6..7
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8_done
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8_step:
+	vbroadcasti128 (%rdi), %ymm5  # stream k0
+	movq (%rdx), %rax  # in[0]
+	vmovdqu (%rax,%r9), %xmm4
+	movq 8(%rdx), %rax  # in[1]
+	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
+	vpxor %ymm4, %ymm0, %ymm0
+	vpxor %ymm5, %ymm0, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu (%rax,%r9), %xmm4
+	movq 24(%rdx), %rax  # in[3]
+	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
+	vpxor %ymm4, %ymm1, %ymm1
+	vpxor %ymm5, %ymm1, %ymm1
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu (%rax,%r9), %xmm4
+	movq 40(%rdx), %rax  # in[5]
+	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
+	vpxor %ymm4, %ymm2, %ymm2
+	vpxor %ymm5, %ymm2, %ymm2
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu (%rax,%r9), %xmm4
+	movq 56(%rdx), %rax  # in[7]
+	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
+	vpxor %ymm4, %ymm3, %ymm3
+	vpxor %ymm5, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm6  # stream k1
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm2, %ymm2
+	vaesenc %ymm6, %ymm3, %ymm3
+	vbroadcasti128 32(%rdi), %ymm5  # stream k2
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm2, %ymm2
+	vaesenc %ymm5, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm6  # stream k3
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm2, %ymm2
+	vaesenc %ymm6, %ymm3, %ymm3
+	vbroadcasti128 64(%rdi), %ymm5  # stream k4
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm2, %ymm2
+	vaesenc %ymm5, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm6  # stream k5
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm2, %ymm2
+	vaesenc %ymm6, %ymm3, %ymm3
+	vaesenc %ymm7, %ymm0, %ymm0
+	vaesenc %ymm7, %ymm1, %ymm1
+	vaesenc %ymm7, %ymm2, %ymm2
+	vaesenc %ymm7, %ymm3, %ymm3
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm2, %ymm2
+	vaesenclast %ymm15, %ymm3, %ymm3
+	movq (%rsi), %rax  # out[0]
+	vmovdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti128 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti128 $1, %ymm1, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu %xmm2, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti128 $1, %ymm2, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu %xmm3, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti128 $1, %ymm3, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8_step
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8_done:
+	vmovdqu %ymm0, (%r8)  # chain values for the next call
+	vmovdqu %ymm1, 32(%r8)
+	vmovdqu %ymm2, 64(%r8)
+	vmovdqu %ymm3, 96(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
+
+/* cbc_lanes (4 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 28 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
+	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
+	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4:
+	.cfi_startproc
+	endbr64
+	vbroadcasti128 64(%rdi), %ymm5  # k4
+	vbroadcasti128 80(%rdi), %ymm6  # k5
+	vbroadcasti128 96(%rdi), %ymm7  # k6
+	vbroadcasti128 112(%rdi), %ymm8  # k7
+	vbroadcasti128 128(%rdi), %ymm9  # k8
+	vbroadcasti128 144(%rdi), %ymm10  # k9
+	vbroadcasti128 160(%rdi), %ymm11  # k10
+	vbroadcasti128 176(%rdi), %ymm12  # k11
+	vbroadcasti128 192(%rdi), %ymm13  # k12
+	vbroadcasti128 208(%rdi), %ymm14  # k13
+	vbroadcasti128 224(%rdi), %ymm15  # k14
+	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu 32(%r8), %ymm1  # chain values of lanes 2..3
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4_done
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4_step:
+	vbroadcasti128 (%rdi), %ymm3  # stream k0
+	movq (%rdx), %rax  # in[0]
+	vmovdqu (%rax,%r9), %xmm2
+	movq 8(%rdx), %rax  # in[1]
+	vinserti128 $1, (%rax,%r9), %ymm2, %ymm2
+	vpxor %ymm2, %ymm0, %ymm0
+	vpxor %ymm3, %ymm0, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu (%rax,%r9), %xmm2
+	movq 24(%rdx), %rax  # in[3]
+	vinserti128 $1, (%rax,%r9), %ymm2, %ymm2
+	vpxor %ymm2, %ymm1, %ymm1
+	vpxor %ymm3, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm4  # stream k1
+	vaesenc %ymm4, %ymm0, %ymm0
+	vaesenc %ymm4, %ymm1, %ymm1
+	vbroadcasti128 32(%rdi), %ymm3  # stream k2
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm4  # stream k3
+	vaesenc %ymm4, %ymm0, %ymm0
+	vaesenc %ymm4, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm7, %ymm0, %ymm0
+	vaesenc %ymm7, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	movq (%rsi), %rax  # out[0]
+	vmovdqu %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti128 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti128 $1, %ymm1, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4_step
+.Laesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4_done:
+	vmovdqu %ymm0, (%r8)  # chain values for the next call
+	vmovdqu %ymm1, 32(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
 
 	.section .rodata
 	.p2align 6

@@ -13,7 +13,10 @@
  * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 176 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (16 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (8 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (4 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 206 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -27,6 +30,11 @@ void aesgen_aes256_enc__x86_64_vaes256_x8_cbc(const void *rk, uint8_t *out, cons
 /* Counts in the low 64 bits of the counter only, which must not wrap within the call,
    and leaves counter[] as it was (ctr_low64). */
 void aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
+/* CBC encryption of independent messages, one block of each per step: lane i reads
+   in[i], writes out[i] and carries its chain value in chains[16 i..16 i + 15]. */
+void aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes256_enc__x86_64_vaes256_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
@@ -45,7 +53,7 @@ const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8 = {
     .rank = 200,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMULQDQ,
     .schedule_bytes = 240,
-    .info = "interleave 8 x ymm (16 blocks); ecb: partial; ctr: partial; cbc: borrow; xts: partial",
+    .info = "interleave 8 x ymm (16 blocks); ecb: partial; ctr: partial; cbc: borrow; xts: partial; cbc_lanes16: partial; cbc_lanes8: partial; cbc_lanes4: partial",
     .ctr_low64 = 1,
     .align = 0,
     .setkey = aesgen_x86_64_aes_setkey_aes256_forward,
@@ -53,6 +61,11 @@ const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8 = {
     .cbc = aesgen_aes256_enc__x86_64_vaes256_x8_cbc,
     .ctr = aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry,
     .xts = aesgen_aes256_enc__x86_64_vaes256_x8_xts,
+    .cbc_lanes = {
+        { 16, aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16 },
+        { 8, aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8 },
+        { 4, aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4 },
+    },
 };
 
 #endif

@@ -13,7 +13,10 @@
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 176 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
+ * cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
+ * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 206 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1039,6 +1042,396 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts
+
+/* cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers; 80 AES instructions. */
+	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16
+	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16
+	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16, @function
+	.p2align 5
+aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %ymm9  # k0
+	vbroadcasti32x4 16(%rdi), %ymm10  # k1
+	vbroadcasti32x4 32(%rdi), %ymm11  # k2
+	vbroadcasti32x4 48(%rdi), %ymm12  # k3
+	vbroadcasti32x4 64(%rdi), %ymm13  # k4
+	vbroadcasti32x4 80(%rdi), %ymm14  # k5
+	vbroadcasti32x4 96(%rdi), %ymm15  # k6
+	vbroadcasti32x4 112(%rdi), %ymm16  # k7
+	vbroadcasti32x4 128(%rdi), %ymm17  # k8
+	vbroadcasti32x4 144(%rdi), %ymm18  # k9
+	vbroadcasti32x4 160(%rdi), %ymm19  # k10
+	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu64 32(%r8), %ymm1  # chain values of lanes 2..3
+	vmovdqu64 64(%r8), %ymm2  # chain values of lanes 4..5
+	vmovdqu64 96(%r8), %ymm3  # chain values of lanes 6..7
+	vmovdqu64 128(%r8), %ymm4  # chain values of lanes 8..9
+	vmovdqu64 160(%r8), %ymm5  # chain values of lanes 10..11
+	vmovdqu64 192(%r8), %ymm6  # chain values of lanes 12..13
+	vmovdqu64 224(%r8), %ymm7  # chain values of lanes 14..15
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16_done
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm1
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm2
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm3
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 72(%rdx), %rax  # in[9]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm4
+	movq 80(%rdx), %rax  # in[10]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 88(%rdx), %rax  # in[11]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm5
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 104(%rdx), %rax  # in[13]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm6
+	movq 112(%rdx), %rax  # in[14]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 120(%rdx), %rax  # in[15]
+	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm9, %ymm8, %ymm7
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm4, %ymm4
+	vaesenc %ymm12, %ymm5, %ymm5
+	vaesenc %ymm12, %ymm6, %ymm6
+	vaesenc %ymm12, %ymm7, %ymm7
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm4, %ymm4
+	vaesenc %ymm13, %ymm5, %ymm5
+	vaesenc %ymm13, %ymm6, %ymm6
+	vaesenc %ymm13, %ymm7, %ymm7
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm4, %ymm4
+	vaesenc %ymm14, %ymm5, %ymm5
+	vaesenc %ymm14, %ymm6, %ymm6
+	vaesenc %ymm14, %ymm7, %ymm7
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm4, %ymm4
+	vaesenc %ymm16, %ymm5, %ymm5
+	vaesenc %ymm16, %ymm6, %ymm6
+	vaesenc %ymm16, %ymm7, %ymm7
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm4, %ymm4
+	vaesenc %ymm17, %ymm5, %ymm5
+	vaesenc %ymm17, %ymm6, %ymm6
+	vaesenc %ymm17, %ymm7, %ymm7
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm18, %ymm4, %ymm4
+	vaesenc %ymm18, %ymm5, %ymm5
+	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm18, %ymm7, %ymm7
+	vaesenclast %ymm19, %ymm0, %ymm0
+	vaesenclast %ymm19, %ymm1, %ymm1
+	vaesenclast %ymm19, %ymm2, %ymm2
+	vaesenclast %ymm19, %ymm3, %ymm3
+	vaesenclast %ymm19, %ymm4, %ymm4
+	vaesenclast %ymm19, %ymm5, %ymm5
+	vaesenclast %ymm19, %ymm6, %ymm6
+	vaesenclast %ymm19, %ymm7, %ymm7
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $1, %ymm1, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %xmm2, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti32x4 $1, %ymm2, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu64 %xmm3, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti32x4 $1, %ymm3, (%rax,%r9)
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu64 %xmm4, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vextracti32x4 $1, %ymm4, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vmovdqu64 %xmm5, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vextracti32x4 $1, %ymm5, (%rax,%r9)
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu64 %xmm6, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vextracti32x4 $1, %ymm6, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vmovdqu64 %xmm7, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vextracti32x4 $1, %ymm7, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16_step
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16_done:
+	vmovdqu64 %ymm0, (%r8)  # chain values for the next call
+	vmovdqu64 %ymm1, 32(%r8)
+	vmovdqu64 %ymm2, 64(%r8)
+	vmovdqu64 %ymm3, 96(%r8)
+	vmovdqu64 %ymm4, 128(%r8)
+	vmovdqu64 %ymm5, 160(%r8)
+	vmovdqu64 %ymm6, 192(%r8)
+	vmovdqu64 %ymm7, 224(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16
+
+/* cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers; 40 AES instructions. */
+	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8
+	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8
+	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8, @function
+	.p2align 5
+aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %ymm5  # k0
+	vbroadcasti32x4 16(%rdi), %ymm6  # k1
+	vbroadcasti32x4 32(%rdi), %ymm7  # k2
+	vbroadcasti32x4 48(%rdi), %ymm8  # k3
+	vbroadcasti32x4 64(%rdi), %ymm9  # k4
+	vbroadcasti32x4 80(%rdi), %ymm10  # k5
+	vbroadcasti32x4 96(%rdi), %ymm11  # k6
+	vbroadcasti32x4 112(%rdi), %ymm12  # k7
+	vbroadcasti32x4 128(%rdi), %ymm13  # k8
+	vbroadcasti32x4 144(%rdi), %ymm14  # k9
+	vbroadcasti32x4 160(%rdi), %ymm15  # k10
+	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu64 32(%r8), %ymm1  # chain values of lanes 2..3
+	vmovdqu64 64(%r8), %ymm2  # chain values of lanes 4..5
+	vmovdqu64 96(%r8), %ymm3  # chain values of lanes 6..7
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8_done
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %ymm4, %ymm4
+	vpternlogq $0x96, %ymm5, %ymm4, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $1, (%rax,%r9), %ymm4, %ymm4
+	vpternlogq $0x96, %ymm5, %ymm4, %ymm1
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %ymm4, %ymm4
+	vpternlogq $0x96, %ymm5, %ymm4, %ymm2
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $1, (%rax,%r9), %ymm4, %ymm4
+	vpternlogq $0x96, %ymm5, %ymm4, %ymm3
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm2, %ymm2
+	vaesenc %ymm6, %ymm3, %ymm3
+	vaesenc %ymm7, %ymm0, %ymm0
+	vaesenc %ymm7, %ymm1, %ymm1
+	vaesenc %ymm7, %ymm2, %ymm2
+	vaesenc %ymm7, %ymm3, %ymm3
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm2, %ymm2
+	vaesenc %ymm12, %ymm3, %ymm3
+	vaesenc %ymm13, %ymm0, %ymm0
+	vaesenc %ymm13, %ymm1, %ymm1
+	vaesenc %ymm13, %ymm2, %ymm2
+	vaesenc %ymm13, %ymm3, %ymm3
+	vaesenc %ymm14, %ymm0, %ymm0
+	vaesenc %ymm14, %ymm1, %ymm1
+	vaesenc %ymm14, %ymm2, %ymm2
+	vaesenc %ymm14, %ymm3, %ymm3
+	vaesenclast %ymm15, %ymm0, %ymm0
+	vaesenclast %ymm15, %ymm1, %ymm1
+	vaesenclast %ymm15, %ymm2, %ymm2
+	vaesenclast %ymm15, %ymm3, %ymm3
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $1, %ymm1, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %xmm2, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti32x4 $1, %ymm2, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu64 %xmm3, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti32x4 $1, %ymm3, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8_step
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8_done:
+	vmovdqu64 %ymm0, (%r8)  # chain values for the next call
+	vmovdqu64 %ymm1, 32(%r8)
+	vmovdqu64 %ymm2, 64(%r8)
+	vmovdqu64 %ymm3, 96(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8
+
+/* cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers; 20 AES instructions. */
+	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4
+	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4
+	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4, @function
+	.p2align 5
+aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %ymm3  # k0
+	vbroadcasti32x4 16(%rdi), %ymm4  # k1
+	vbroadcasti32x4 32(%rdi), %ymm5  # k2
+	vbroadcasti32x4 48(%rdi), %ymm6  # k3
+	vbroadcasti32x4 64(%rdi), %ymm7  # k4
+	vbroadcasti32x4 80(%rdi), %ymm8  # k5
+	vbroadcasti32x4 96(%rdi), %ymm9  # k6
+	vbroadcasti32x4 112(%rdi), %ymm10  # k7
+	vbroadcasti32x4 128(%rdi), %ymm11  # k8
+	vbroadcasti32x4 144(%rdi), %ymm12  # k9
+	vbroadcasti32x4 160(%rdi), %ymm13  # k10
+	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
+	vmovdqu64 32(%r8), %ymm1  # chain values of lanes 2..3
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4_done
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm2
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %ymm2, %ymm2
+	vpternlogq $0x96, %ymm3, %ymm2, %ymm0
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu64 (%rax,%r9), %xmm2
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $1, (%rax,%r9), %ymm2, %ymm2
+	vpternlogq $0x96, %ymm3, %ymm2, %ymm1
+	vaesenc %ymm4, %ymm0, %ymm0
+	vaesenc %ymm4, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm6, %ymm0, %ymm0
+	vaesenc %ymm6, %ymm1, %ymm1
+	vaesenc %ymm7, %ymm0, %ymm0
+	vaesenc %ymm7, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm12, %ymm0, %ymm0
+	vaesenc %ymm12, %ymm1, %ymm1
+	vaesenclast %ymm13, %ymm0, %ymm0
+	vaesenclast %ymm13, %ymm1, %ymm1
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %ymm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $1, %ymm1, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4_step
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4_done:
+	vmovdqu64 %ymm0, (%r8)  # chain values for the next call
+	vmovdqu64 %ymm1, 32(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4
 
 	.section .rodata
 	.p2align 6

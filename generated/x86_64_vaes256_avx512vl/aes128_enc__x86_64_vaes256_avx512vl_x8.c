@@ -13,7 +13,10 @@
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 176 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
+ * cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
+ * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 206 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -27,6 +30,11 @@ void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc(const void *rk, uint8_t *
 /* Counts in the low 64 bits of the counter only, which must not wrap within the call,
    and leaves counter[] as it was (ctr_low64). */
 void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
+/* CBC encryption of independent messages, one block of each per step: lane i reads
+   in[i], writes out[i] and carries its chain value in chains[16 i..16 i + 15]. */
+void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
@@ -45,7 +53,7 @@ const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8 = {
     .rank = 150,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMULQDQ | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512VL,
     .schedule_bytes = 176,
-    .info = "interleave 8 x ymm (16 blocks); ecb: resident; ctr: resident; cbc: resident; xts: resident",
+    .info = "interleave 8 x ymm (16 blocks); ecb: resident; ctr: resident; cbc: resident; xts: resident; cbc_lanes16: resident; cbc_lanes8: resident; cbc_lanes4: resident",
     .ctr_low64 = 1,
     .align = 0,
     .setkey = aesgen_x86_64_aes_setkey_aes128_forward,
@@ -53,6 +61,11 @@ const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8 = {
     .cbc = aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc,
     .ctr = aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry,
     .xts = aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts,
+    .cbc_lanes = {
+        { 16, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16 },
+        { 8, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8 },
+        { 4, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4 },
+    },
 };
 
 #endif

@@ -13,7 +13,10 @@
  * ctr: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
  * cbc: resident: all 15 round keys resident; 1 data, 0 loop-carried, 1 temporary; 17 of 32 registers.
  * xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 200 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * cbc_lanes (32 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
+ * cbc_lanes (16 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
+ * cbc_lanes (8 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 230 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1251,6 +1254,576 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes512_x8_xts, .-aesgen_aes256_enc__x86_64_vaes512_x8_xts
+
+/* cbc_lanes (32 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers; 112 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32
+	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32
+	.type aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %zmm9  # k0
+	vbroadcasti32x4 16(%rdi), %zmm10  # k1
+	vbroadcasti32x4 32(%rdi), %zmm11  # k2
+	vbroadcasti32x4 48(%rdi), %zmm12  # k3
+	vbroadcasti32x4 64(%rdi), %zmm13  # k4
+	vbroadcasti32x4 80(%rdi), %zmm14  # k5
+	vbroadcasti32x4 96(%rdi), %zmm15  # k6
+	vbroadcasti32x4 112(%rdi), %zmm16  # k7
+	vbroadcasti32x4 128(%rdi), %zmm17  # k8
+	vbroadcasti32x4 144(%rdi), %zmm18  # k9
+	vbroadcasti32x4 160(%rdi), %zmm19  # k10
+	vbroadcasti32x4 176(%rdi), %zmm20  # k11
+	vbroadcasti32x4 192(%rdi), %zmm21  # k12
+	vbroadcasti32x4 208(%rdi), %zmm22  # k13
+	vbroadcasti32x4 224(%rdi), %zmm23  # k14
+	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
+	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
+	vmovdqu64 128(%r8), %zmm2  # chain values of lanes 8..11
+	vmovdqu64 192(%r8), %zmm3  # chain values of lanes 12..15
+	vmovdqu64 256(%r8), %zmm4  # chain values of lanes 16..19
+	vmovdqu64 320(%r8), %zmm5  # chain values of lanes 20..23
+	vmovdqu64 384(%r8), %zmm6  # chain values of lanes 24..27
+	vmovdqu64 448(%r8), %zmm7  # chain values of lanes 28..31
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32_done
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 16(%rdx), %rax  # in[2]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm0
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 48(%rdx), %rax  # in[6]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm1
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 72(%rdx), %rax  # in[9]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 80(%rdx), %rax  # in[10]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 88(%rdx), %rax  # in[11]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm2
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 104(%rdx), %rax  # in[13]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 112(%rdx), %rax  # in[14]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 120(%rdx), %rax  # in[15]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm3
+	movq 128(%rdx), %rax  # in[16]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 136(%rdx), %rax  # in[17]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 144(%rdx), %rax  # in[18]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 152(%rdx), %rax  # in[19]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm4
+	movq 160(%rdx), %rax  # in[20]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 168(%rdx), %rax  # in[21]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 176(%rdx), %rax  # in[22]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 184(%rdx), %rax  # in[23]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm5
+	movq 192(%rdx), %rax  # in[24]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 200(%rdx), %rax  # in[25]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 208(%rdx), %rax  # in[26]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 216(%rdx), %rax  # in[27]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm6
+	movq 224(%rdx), %rax  # in[28]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 232(%rdx), %rax  # in[29]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 240(%rdx), %rax  # in[30]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 248(%rdx), %rax  # in[31]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm9, %zmm8, %zmm7
+	vaesenc %zmm10, %zmm0, %zmm0
+	vaesenc %zmm10, %zmm1, %zmm1
+	vaesenc %zmm10, %zmm2, %zmm2
+	vaesenc %zmm10, %zmm3, %zmm3
+	vaesenc %zmm10, %zmm4, %zmm4
+	vaesenc %zmm10, %zmm5, %zmm5
+	vaesenc %zmm10, %zmm6, %zmm6
+	vaesenc %zmm10, %zmm7, %zmm7
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm2, %zmm2
+	vaesenc %zmm11, %zmm3, %zmm3
+	vaesenc %zmm11, %zmm4, %zmm4
+	vaesenc %zmm11, %zmm5, %zmm5
+	vaesenc %zmm11, %zmm6, %zmm6
+	vaesenc %zmm11, %zmm7, %zmm7
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm12, %zmm4, %zmm4
+	vaesenc %zmm12, %zmm5, %zmm5
+	vaesenc %zmm12, %zmm6, %zmm6
+	vaesenc %zmm12, %zmm7, %zmm7
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm4, %zmm4
+	vaesenc %zmm13, %zmm5, %zmm5
+	vaesenc %zmm13, %zmm6, %zmm6
+	vaesenc %zmm13, %zmm7, %zmm7
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm4, %zmm4
+	vaesenc %zmm14, %zmm5, %zmm5
+	vaesenc %zmm14, %zmm6, %zmm6
+	vaesenc %zmm14, %zmm7, %zmm7
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm4, %zmm4
+	vaesenc %zmm15, %zmm5, %zmm5
+	vaesenc %zmm15, %zmm6, %zmm6
+	vaesenc %zmm15, %zmm7, %zmm7
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm4, %zmm4
+	vaesenc %zmm16, %zmm5, %zmm5
+	vaesenc %zmm16, %zmm6, %zmm6
+	vaesenc %zmm16, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm4, %zmm4
+	vaesenc %zmm17, %zmm5, %zmm5
+	vaesenc %zmm17, %zmm6, %zmm6
+	vaesenc %zmm17, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm4, %zmm4
+	vaesenc %zmm18, %zmm5, %zmm5
+	vaesenc %zmm18, %zmm6, %zmm6
+	vaesenc %zmm18, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm6, %zmm6
+	vaesenc %zmm20, %zmm7, %zmm7
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm22, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm4, %zmm4
+	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm22, %zmm6, %zmm6
+	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenclast %zmm23, %zmm0, %zmm0
+	vaesenclast %zmm23, %zmm1, %zmm1
+	vaesenclast %zmm23, %zmm2, %zmm2
+	vaesenclast %zmm23, %zmm3, %zmm3
+	vaesenclast %zmm23, %zmm4, %zmm4
+	vaesenclast %zmm23, %zmm5, %zmm5
+	vaesenclast %zmm23, %zmm6, %zmm6
+	vaesenclast %zmm23, %zmm7, %zmm7
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %zmm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vextracti32x4 $2, %zmm0, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $3, %zmm0, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti32x4 $1, %zmm1, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vextracti32x4 $2, %zmm1, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti32x4 $3, %zmm1, (%rax,%r9)
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu64 %xmm2, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vextracti32x4 $1, %zmm2, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vextracti32x4 $2, %zmm2, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vextracti32x4 $3, %zmm2, (%rax,%r9)
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu64 %xmm3, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vextracti32x4 $1, %zmm3, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vextracti32x4 $2, %zmm3, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vextracti32x4 $3, %zmm3, (%rax,%r9)
+	movq 128(%rsi), %rax  # out[16]
+	vmovdqu64 %xmm4, (%rax,%r9)
+	movq 136(%rsi), %rax  # out[17]
+	vextracti32x4 $1, %zmm4, (%rax,%r9)
+	movq 144(%rsi), %rax  # out[18]
+	vextracti32x4 $2, %zmm4, (%rax,%r9)
+	movq 152(%rsi), %rax  # out[19]
+	vextracti32x4 $3, %zmm4, (%rax,%r9)
+	movq 160(%rsi), %rax  # out[20]
+	vmovdqu64 %xmm5, (%rax,%r9)
+	movq 168(%rsi), %rax  # out[21]
+	vextracti32x4 $1, %zmm5, (%rax,%r9)
+	movq 176(%rsi), %rax  # out[22]
+	vextracti32x4 $2, %zmm5, (%rax,%r9)
+	movq 184(%rsi), %rax  # out[23]
+	vextracti32x4 $3, %zmm5, (%rax,%r9)
+	movq 192(%rsi), %rax  # out[24]
+	vmovdqu64 %xmm6, (%rax,%r9)
+	movq 200(%rsi), %rax  # out[25]
+	vextracti32x4 $1, %zmm6, (%rax,%r9)
+	movq 208(%rsi), %rax  # out[26]
+	vextracti32x4 $2, %zmm6, (%rax,%r9)
+	movq 216(%rsi), %rax  # out[27]
+	vextracti32x4 $3, %zmm6, (%rax,%r9)
+	movq 224(%rsi), %rax  # out[28]
+	vmovdqu64 %xmm7, (%rax,%r9)
+	movq 232(%rsi), %rax  # out[29]
+	vextracti32x4 $1, %zmm7, (%rax,%r9)
+	movq 240(%rsi), %rax  # out[30]
+	vextracti32x4 $2, %zmm7, (%rax,%r9)
+	movq 248(%rsi), %rax  # out[31]
+	vextracti32x4 $3, %zmm7, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32_step
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32_done:
+	vmovdqu64 %zmm0, (%r8)  # chain values for the next call
+	vmovdqu64 %zmm1, 64(%r8)
+	vmovdqu64 %zmm2, 128(%r8)
+	vmovdqu64 %zmm3, 192(%r8)
+	vmovdqu64 %zmm4, 256(%r8)
+	vmovdqu64 %zmm5, 320(%r8)
+	vmovdqu64 %zmm6, 384(%r8)
+	vmovdqu64 %zmm7, 448(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32, .-aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes32
+
+/* cbc_lanes (16 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers; 56 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16
+	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16
+	.type aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %zmm5  # k0
+	vbroadcasti32x4 16(%rdi), %zmm6  # k1
+	vbroadcasti32x4 32(%rdi), %zmm7  # k2
+	vbroadcasti32x4 48(%rdi), %zmm8  # k3
+	vbroadcasti32x4 64(%rdi), %zmm9  # k4
+	vbroadcasti32x4 80(%rdi), %zmm10  # k5
+	vbroadcasti32x4 96(%rdi), %zmm11  # k6
+	vbroadcasti32x4 112(%rdi), %zmm12  # k7
+	vbroadcasti32x4 128(%rdi), %zmm13  # k8
+	vbroadcasti32x4 144(%rdi), %zmm14  # k9
+	vbroadcasti32x4 160(%rdi), %zmm15  # k10
+	vbroadcasti32x4 176(%rdi), %zmm16  # k11
+	vbroadcasti32x4 192(%rdi), %zmm17  # k12
+	vbroadcasti32x4 208(%rdi), %zmm18  # k13
+	vbroadcasti32x4 224(%rdi), %zmm19  # k14
+	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
+	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
+	vmovdqu64 128(%r8), %zmm2  # chain values of lanes 8..11
+	vmovdqu64 192(%r8), %zmm3  # chain values of lanes 12..15
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16_done
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %zmm4, %zmm4
+	movq 16(%rdx), %rax  # in[2]
+	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
+	vpternlogq $0x96, %zmm5, %zmm4, %zmm0
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %zmm4, %zmm4
+	movq 48(%rdx), %rax  # in[6]
+	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
+	vpternlogq $0x96, %zmm5, %zmm4, %zmm1
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 72(%rdx), %rax  # in[9]
+	vinserti32x4 $1, (%rax,%r9), %zmm4, %zmm4
+	movq 80(%rdx), %rax  # in[10]
+	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
+	movq 88(%rdx), %rax  # in[11]
+	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
+	vpternlogq $0x96, %zmm5, %zmm4, %zmm2
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu64 (%rax,%r9), %xmm4
+	movq 104(%rdx), %rax  # in[13]
+	vinserti32x4 $1, (%rax,%r9), %zmm4, %zmm4
+	movq 112(%rdx), %rax  # in[14]
+	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
+	movq 120(%rdx), %rax  # in[15]
+	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
+	vpternlogq $0x96, %zmm5, %zmm4, %zmm3
+	vaesenc %zmm6, %zmm0, %zmm0
+	vaesenc %zmm6, %zmm1, %zmm1
+	vaesenc %zmm6, %zmm2, %zmm2
+	vaesenc %zmm6, %zmm3, %zmm3
+	vaesenc %zmm7, %zmm0, %zmm0
+	vaesenc %zmm7, %zmm1, %zmm1
+	vaesenc %zmm7, %zmm2, %zmm2
+	vaesenc %zmm7, %zmm3, %zmm3
+	vaesenc %zmm8, %zmm0, %zmm0
+	vaesenc %zmm8, %zmm1, %zmm1
+	vaesenc %zmm8, %zmm2, %zmm2
+	vaesenc %zmm8, %zmm3, %zmm3
+	vaesenc %zmm9, %zmm0, %zmm0
+	vaesenc %zmm9, %zmm1, %zmm1
+	vaesenc %zmm9, %zmm2, %zmm2
+	vaesenc %zmm9, %zmm3, %zmm3
+	vaesenc %zmm10, %zmm0, %zmm0
+	vaesenc %zmm10, %zmm1, %zmm1
+	vaesenc %zmm10, %zmm2, %zmm2
+	vaesenc %zmm10, %zmm3, %zmm3
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm2, %zmm2
+	vaesenc %zmm11, %zmm3, %zmm3
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm2, %zmm2
+	vaesenc %zmm12, %zmm3, %zmm3
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenclast %zmm19, %zmm0, %zmm0
+	vaesenclast %zmm19, %zmm1, %zmm1
+	vaesenclast %zmm19, %zmm2, %zmm2
+	vaesenclast %zmm19, %zmm3, %zmm3
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %zmm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vextracti32x4 $2, %zmm0, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $3, %zmm0, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti32x4 $1, %zmm1, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vextracti32x4 $2, %zmm1, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti32x4 $3, %zmm1, (%rax,%r9)
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu64 %xmm2, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vextracti32x4 $1, %zmm2, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vextracti32x4 $2, %zmm2, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vextracti32x4 $3, %zmm2, (%rax,%r9)
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu64 %xmm3, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vextracti32x4 $1, %zmm3, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vextracti32x4 $2, %zmm3, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vextracti32x4 $3, %zmm3, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16_step
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16_done:
+	vmovdqu64 %zmm0, (%r8)  # chain values for the next call
+	vmovdqu64 %zmm1, 64(%r8)
+	vmovdqu64 %zmm2, 128(%r8)
+	vmovdqu64 %zmm3, 192(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16, .-aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes16
+
+/* cbc_lanes (8 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers; 28 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8
+	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8
+	.type aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %zmm3  # k0
+	vbroadcasti32x4 16(%rdi), %zmm4  # k1
+	vbroadcasti32x4 32(%rdi), %zmm5  # k2
+	vbroadcasti32x4 48(%rdi), %zmm6  # k3
+	vbroadcasti32x4 64(%rdi), %zmm7  # k4
+	vbroadcasti32x4 80(%rdi), %zmm8  # k5
+	vbroadcasti32x4 96(%rdi), %zmm9  # k6
+	vbroadcasti32x4 112(%rdi), %zmm10  # k7
+	vbroadcasti32x4 128(%rdi), %zmm11  # k8
+	vbroadcasti32x4 144(%rdi), %zmm12  # k9
+	vbroadcasti32x4 160(%rdi), %zmm13  # k10
+	vbroadcasti32x4 176(%rdi), %zmm14  # k11
+	vbroadcasti32x4 192(%rdi), %zmm15  # k12
+	vbroadcasti32x4 208(%rdi), %zmm16  # k13
+	vbroadcasti32x4 224(%rdi), %zmm17  # k14
+	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
+	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
+	movq $0, %r9
+	testq %rcx, %rcx
+	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8_done
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm2
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %zmm2, %zmm2
+	movq 16(%rdx), %rax  # in[2]
+	vinserti32x4 $2, (%rax,%r9), %zmm2, %zmm2
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $3, (%rax,%r9), %zmm2, %zmm2
+	vpternlogq $0x96, %zmm3, %zmm2, %zmm0
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm2
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %zmm2, %zmm2
+	movq 48(%rdx), %rax  # in[6]
+	vinserti32x4 $2, (%rax,%r9), %zmm2, %zmm2
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $3, (%rax,%r9), %zmm2, %zmm2
+	vpternlogq $0x96, %zmm3, %zmm2, %zmm1
+	vaesenc %zmm4, %zmm0, %zmm0
+	vaesenc %zmm4, %zmm1, %zmm1
+	vaesenc %zmm5, %zmm0, %zmm0
+	vaesenc %zmm5, %zmm1, %zmm1
+	vaesenc %zmm6, %zmm0, %zmm0
+	vaesenc %zmm6, %zmm1, %zmm1
+	vaesenc %zmm7, %zmm0, %zmm0
+	vaesenc %zmm7, %zmm1, %zmm1
+	vaesenc %zmm8, %zmm0, %zmm0
+	vaesenc %zmm8, %zmm1, %zmm1
+	vaesenc %zmm9, %zmm0, %zmm0
+	vaesenc %zmm9, %zmm1, %zmm1
+	vaesenc %zmm10, %zmm0, %zmm0
+	vaesenc %zmm10, %zmm1, %zmm1
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenclast %zmm17, %zmm0, %zmm0
+	vaesenclast %zmm17, %zmm1, %zmm1
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %xmm0, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vextracti32x4 $1, %zmm0, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vextracti32x4 $2, %zmm0, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vextracti32x4 $3, %zmm0, (%rax,%r9)
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %xmm1, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vextracti32x4 $1, %zmm1, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vextracti32x4 $2, %zmm1, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vextracti32x4 $3, %zmm1, (%rax,%r9)
+	addq $16, %r9
+	subq $1, %rcx
+	jnz .Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8_step
+.Laesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8_done:
+	vmovdqu64 %zmm0, (%r8)  # chain values for the next call
+	vmovdqu64 %zmm1, 64(%r8)
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8, .-aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8
 
 	.section .rodata
 	.p2align 6

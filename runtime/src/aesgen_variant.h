@@ -20,6 +20,20 @@
 /* Largest round-key schedule any variant may use, in bytes. */
 #define AESGEN_MAX_SCHEDULE_BYTES 1024
 
+/* CBC encryption of `lanes` independent messages at once, `steps` blocks of each: lane
+ * i reads in[i], writes out[i] (the same or disjoint, any alignment) and carries its
+ * chain value in chains[16 i .. 16 i + 15] (in: the IV or the last ciphertext block;
+ * out: the last ciphertext block). chains is 64-byte aligned. */
+typedef void aesgen_cbc_lanes_fn(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps,
+                                 uint8_t *chains);
+
+#define AESGEN_CBC_LANE_KERNELS 3
+
+typedef struct aesgen_cbc_lanes {
+    uint16_t lanes; /* 0: no function */
+    aesgen_cbc_lanes_fn *fn;
+} aesgen_cbc_lanes;
+
 typedef struct aesgen_variant {
     const char *name;      /* canonical procedural name, e.g. aes128_enc__portable_fixslice64 */
     const char *backend;   /* family it belongs to, e.g. portable64 */
@@ -66,6 +80,9 @@ typedef struct aesgen_variant {
      * its load and its result (every input block is read first). NULL where the
      * variant has no XTS loop (xts.c then whitens around ecb). */
     void (*xts)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
+    /* Encryption variants with lanes functions (aesgen_cbc_encrypt_streams), widest
+     * first; the rest of the array is zero. */
+    aesgen_cbc_lanes cbc_lanes[AESGEN_CBC_LANE_KERNELS];
 } aesgen_variant;
 
 /* A GHASH (SP 800-38D) implementation: the hash-key set-up and the update over

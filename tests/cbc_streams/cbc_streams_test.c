@@ -10,7 +10,7 @@
  *    times at different places and alignments;
  *  - differential: AES-128/192/256, 1 to 2L+1 messages per call (and the maximum),
  *    lengths mixed (0, one block, short, long), in place or not, every buffer at a
- *    random misalignment; the whole arena after the call (outputs, IVs, inputs,
+ *    random misalignment; and 9 to 2L+1 messages 4 KiB apart (sharing L1 sets); the whole arena after the call (outputs, IVs, inputs,
  *    gaps) must equal OpenSSL EVP's results placed into a copy of it, and equal a
  *    loop of single aesgen_cbc_encrypt calls on another copy;
  *  - errors: every rule of aesgen.h, each with a valid message before the bad one;
@@ -94,6 +94,26 @@ static void lay_out(layout *l, const size_t *len, size_t count, int in_place_odd
         pos += 16 + 16;
     }
     l->size = pos + 16;
+}
+
+/* Messages 4 KiB apart, each at the same misalignment of its page (so that their
+ * blocks share L1 sets, which the runtime meets by staging them), outputs in place or
+ * in a second such run of pages, the IVs after them. */
+static void lay_out_crowded(layout *l, const size_t *len, size_t count, int in_place)
+{
+    const size_t page = 4096, skew = 16 + ts_rng_below(&rng, 16);
+    size_t longest = 0;
+    for (size_t i = 0; i < count; i++)
+        longest = len[i] > longest ? len[i] : longest;
+    const size_t stride = (longest + skew + page - 1) / page * page;
+    l->count = count;
+    for (size_t i = 0; i < count; i++) {
+        l->len[i] = len[i];
+        l->in_off[i] = stride * i + skew;
+        l->out_off[i] = in_place ? l->in_off[i] : stride * (count + i) + skew;
+        l->iv_off[i] = stride * 2 * count + 32 * i;
+    }
+    l->size = stride * 2 * count + 32 * count + 16;
 }
 
 static void messages(const layout *l, uint8_t *arena, aesgen_cbc_msg *m)
@@ -197,6 +217,19 @@ static void differential(aesgen_ctx *ctx, size_t width)
             for (size_t i = 0; i < count; i++)
                 len[i] = random_len(256);
             lay_out(&l, len, count, 4);
+            run_call(ctx, sizes[s], key, &l);
+        }
+        /* crowded: more than eight messages in one L1 set; equal lengths, in place, then
+         * mixed lengths out of place */
+        for (size_t count = 9; count <= 2 * width + 1; count += count < width ? width - count : width + 1) {
+            const size_t equal = 16 * (1 + ts_rng_below(&rng, 80));
+            for (size_t i = 0; i < count; i++)
+                len[i] = equal;
+            lay_out_crowded(&l, len, count, 1);
+            run_call(ctx, sizes[s], key, &l);
+            for (size_t i = 0; i < count; i++)
+                len[i] = random_len(1024);
+            lay_out_crowded(&l, len, count, 0);
             run_call(ctx, sizes[s], key, &l);
         }
         for (size_t i = 0; i < AESGEN_CBC_STREAMS_MAX; i++)

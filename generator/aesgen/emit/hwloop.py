@@ -8,7 +8,7 @@ An ISA emitter is a HwLoopEmitter subclass that supplies hooks and nothing else:
                             same, TOOLCHAIN, AES_OPS, BRANCHES
     abi                     its calling convention (machine/abi.py)
     loop_class              its BlockLoop subclass: the ISA's spelling of each loop step
-    mode_emitters           "ecb", "ctr", "cbc_enc", "cbc_dec" (and "xts") -> function(loop)
+    mode_emitters           "ecb", "ctr", "cbc_enc", "cbc_dec" (and "xts", "cbc_lanes") -> function(loop)
     direction_modes         the modes of each direction, where an emitter adds "xts"
     asm_template            its .S template
     registers(target)       how many registers the plan may use
@@ -53,6 +53,16 @@ MODE_NEEDS = {
 }
 # the modes every hardware loop offers; an emitter may add "xts" (direction_modes)
 DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
+# CBC encryption of independent messages, one block of each per step (an emitter with a
+# "cbc_lanes" mode emitter): one function for each of N, N/2 and N/4 vectors, so that a
+# call with fewer messages than the widest takes a narrower one
+CBC_LANE_KERNELS = 3
+LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
+
+
+def cbc_lane_vectors(n: int) -> list[int]:
+    """The vector counts of an interleave-n variant's lanes functions, widest first."""
+    return sorted({n >> k for k in range(CBC_LANE_KERNELS) if n >> k >= 1}, reverse=True)
 
 
 def block_counts(lanes: int, step: int, extra: Sequence[int] = ()) -> list[int]:
@@ -126,6 +136,7 @@ class Function:
     mode: str
     plan: Plan | None
     code: list
+    lanes: int = 0      # a "cbc_lanes" function: the messages it takes at once
 
 
 @dataclass
@@ -390,7 +401,7 @@ class HwLoopEmitter(Emitter):
         return self.machine.render(ins)
 
     def function_context(self, built: Built, fn: Function) -> dict:
-        return {"name": fn.name, "mode": fn.mode,
+        return {"name": fn.name, "mode": f"{fn.mode} ({fn.lanes} lanes)" if fn.lanes else fn.mode,
                 "plan": fn.plan.describe() if fn.plan else self.setkey_plan(built),
                 "lines": [self.render_instr(built, i) for i in fn.code],
                 "aes_ops": sum(1 for i in fn.code if i.op in self.machine.AES_OPS + self.key_ops)}
@@ -476,8 +487,25 @@ class HwLoopEmitter(Emitter):
             emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
             emit(self.loop(variant, plan, asm, constants))
             functions.append(Function(sym, mode, plan, asm.code))
+        if variant.direction == "enc" and "cbc_lanes" in self.mode_emitters:
+            functions += self.cbc_lanes_functions(variant, n, constants)
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
                      constants.items if constants is not None else [], omitted)
+
+    def cbc_lanes_functions(self, variant: Variant, n: int, constants) -> list[Function]:
+        """The lanes functions: chain values in the data registers, a temporary for the
+        gathered plaintext before round 1, keys by the variant's policy."""
+        out = []
+        keys = reference.rounds_for(variant.key_bits) + 1
+        for vectors in cbc_lane_vectors(n):
+            need = Need(data=vectors, aux=0, temps=1, keys=keys, temp_phase="initial")
+            plan = regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
+                                **self.plan_options(variant.target))
+            lanes = vectors * self.lanes(variant.target)
+            asm = Asm(f"aesgen_{variant.name}_cbc_lanes{lanes}")
+            self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
+            out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes))
+        return out
 
     def setkey_function(self, name: str, key_bits: int, direction: str) -> Function:
         asm = Asm(name)
@@ -568,6 +596,31 @@ class HwLoopEmitter(Emitter):
         if fn.mode in ("cbc", "xts"):
             expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
 
+    def _run_lanes(self, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], steps: int, in_place: bool,
+                   rng, machine) -> None:
+        """One model run of a lanes function: every lane's message at its own misalignment,
+        against the reference CBC encryption of each."""
+        key, sched = keyed
+        mem = Memory()
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
+        datas = [rng.randbytes(16 * steps) for _ in range(fn.lanes)]
+        chains = rng.randbytes(16 * fn.lanes)
+        ins, outs = [], []
+        for i, data in enumerate(datas):
+            ins.append(mem.add(f"in{i}", data, misalign=rng.randrange(16)))
+            outs.append(mem.add(f"out{i}", data, alias_of=f"in{i}") if in_place else
+                        mem.add(f"out{i}", bytes(16 * steps), misalign=rng.randrange(16)))
+        pointers = lambda addrs: b"".join(x.to_bytes(8, "little") for x in addrs)
+        inp, outp = mem.add("in_pointers", pointers(ins)), mem.add("out_pointers", pointers(outs))
+        cp = mem.add("chains", chains)
+        m = machine(mem)
+        where = f"{fn.name}: {steps} steps{' in place' if in_place else ''}"
+        self._call(m, mem, code, fn.name, (rk, outp, inp, steps, cp), where)
+        for i, data in enumerate(datas):
+            out, chain = reference_mode("enc", "cbc", key, chains[16 * i:16 * i + 16], data)
+            expect_equal(f"{where}, lane {i}", mem.bytes_of(f"out{i}"), out)
+            expect_equal(f"{where}, lane {i}: chain value after", mem.bytes_of("chains")[16 * i:16 * i + 16], chain)
+
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
                  rodata: tuple[int, bytes] | None = None) -> tuple[int, list[int]]:
         """Every function at every block count, in place and out of place, cycling through
@@ -582,6 +635,13 @@ class HwLoopEmitter(Emitter):
                               [k * built.lanes + r for k in range(2, built.interleave) for r in (0, 1)])
         runs = 0
         for fn in built.functions:
+            if fn.mode == "cbc_lanes":
+                for steps in LANE_STEPS:
+                    for in_place in (False, True):
+                        self._run_lanes(fn, codes[fn.name], schedules[runs % len(schedules)], steps, in_place, rng,
+                                        lambda mem: self.machine_for(built, mem, rodata))
+                        runs += 1
+                continue
             for count in counts:
                 for in_place in (False, True):
                     self._run(built, fn, codes[fn.name], schedules[runs % len(schedules)], count, in_place,
@@ -593,6 +653,9 @@ class HwLoopEmitter(Emitter):
         runs, counts = self._run_all(built, self._codes(built), 3, 0)
         counted = (f"block counts {', '.join(map(str, counts))}, in place and out of place, the FIPS-197 key "
                    f"and 2 random keys")
+        if any(fn.mode == "cbc_lanes" for fn in built.functions):
+            counted += (f" (the CBC lanes functions: {', '.join(map(str, LANE_STEPS))} steps of every lane, each "
+                        f"message at its own misalignment)")
         if built.setkey:
             where = f" ({self.setkey_file}, shared)" if self.setkey_file else ""
             return (f"the model ran the key set-up{where} on 3 keys against FIPS-197's key expansion, and every "
@@ -679,9 +742,11 @@ class HwLoopEmitter(Emitter):
                  "schedule_note": keysetup.SCHEDULE_NOTE[order],
                  "features": self.features_of(v),
                  "info": f"{self.interleave_info(built)}; "
-                         + "; ".join(f"{f.mode}: {f.plan.policy}" for f in built.functions)}
+                         + "; ".join(f"{f.mode}{f.lanes or ''}: {f.plan.policy}" for f in built.functions)}
         context = {"guard": self.compile_guard, "v": facts,
-                   "functions": {fn.mode: fn.name for fn in built.functions}}
+                   "functions": {fn.mode: fn.name for fn in built.functions if fn.mode != "cbc_lanes"},
+                   "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
+                                 if fn.mode == "cbc_lanes"]}
         if built.setkey and self.setkey_file:
             context["setkey_shared_asm"] = built.setkey.name
         elif built.setkey:

@@ -27,6 +27,7 @@ from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
 
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
+PTR, OFF = G("rax"), G("r9")   # caller-saved scratch: a lane's pointer, the offset into every lane
 CONST = ".Lconst"          # local read-only table of the file
 XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: little-endian bytes)
 XTS_MAX_SHIFT = 56         # k bits shifted out, times 0x87, must fit the product's 64 bits
@@ -512,6 +513,64 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
     em.ret()
 
 
+def emit_cbc_lanes(em: LoopEmitter) -> None:
+    """CBC encryption of independent messages, one block of each per step: lane i is
+    128-bit lane i % W of chain register i // W. Each step reads every lane's pointer from
+    the arrays (the general registers cannot hold them all), inserts its plaintext block
+    straight into a temporary, XORs that and round key 0 into the chain, runs the rounds
+    on all chains at once and extracts each lane's ciphertext straight to its message.
+    The chains stay in registers from the first step to the last."""
+    a, p, isa = em.asm, em.plan, em.isa
+    kind, w, span = isa.kind, isa.lanes, _span(isa.kind)
+    chains = [em.v(r, kind) for r in p.data]
+    t = em.v(p.temps[0], kind)
+    em.entry()
+    em.load_resident_keys()
+    for j, c in enumerate(chains):
+        em.kt.clobber(c.n)
+        a("load", c, M(IV, j * span), note=f"chain values of lanes {j * w}..{j * w + w - 1}" if w > 1 else
+          f"chain value of lane {j}")
+    a("movg", OFF, Imm(0))
+    done, top = a.label("done"), a.label("step")
+    em.skip_if_none(done)
+    a.place(top)
+    em.check_keys_valid("step loop head")
+    k0 = em.key(0, kind)
+    for j, c in enumerate(chains):
+        em.kt.clobber(t.n, "temp")
+        for lane in range(w):
+            a("loadg", PTR, M(IN, 8 * (j * w + lane)), note=f"in[{j * w + lane}]")
+            block = M(PTR, 0, index=OFF)
+            if lane == 0:
+                a("load", t.view("xmm"), block)
+            else:
+                a("insert128", t, t, block, Imm(lane))
+        if isa.encoding == "evex":
+            a("xor3", c, t, k0)
+        else:
+            em.xor(c, c, t)
+            em.xor(c, c, k0)
+    em.restore_borrowed()
+    em.middle_rounds(chains)
+    em.last_round(chains)
+    for j, c in enumerate(chains):
+        for lane in range(w):
+            a("loadg", PTR, M(OUT, 8 * (j * w + lane)), note=f"out[{j * w + lane}]")
+            block = M(PTR, 0, index=OFF)
+            if lane == 0:
+                a("store", block, c.view("xmm"))
+            else:
+                a("extract128", block, c, Imm(lane))
+    a("addg", OFF, Imm(16))
+    em.check_keys_valid("step loop back edge")
+    a("subg", N, Imm(1))
+    a("jnz", top)
+    a.place(done)
+    for j, c in enumerate(chains):
+        a("store", M(IV, j * span), c, note="chain values for the next call" if j == 0 else "")
+    em.ret()
+
+
 class X86AesEmitter(HwLoopEmitter):
     name = "x86_64_aes"
     machine = machine
@@ -519,7 +578,7 @@ class X86AesEmitter(HwLoopEmitter):
     loop_class = LoopEmitter
     asm_template = "x86_64_aes/variant.S.j2"
     mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
-                     "xts": emit_xts}
+                     "xts": emit_xts, "cbc_lanes": emit_cbc_lanes}
     direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
     optional_modes = ("xts",)
     parameters = ("interleave", "key_policy", "vector_bits")

@@ -51,18 +51,20 @@ class G:
 
 @dataclass(frozen=True)
 class M:
-    """Memory at base + disp, or at a local label (RIP-relative) + disp."""
+    """Memory at base (+ index) + disp, or at a local label (RIP-relative) + disp."""
     base: G | None
     disp: int = 0
     label: str | None = None
+    index: G | None = None     # scale 1
 
     def __str__(self) -> str:
         if self.label is not None:
             return f"{self.label}{'+' + str(self.disp) if self.disp else ''}(%rip)"
-        return f"{self.disp if self.disp else ''}({self.base})"
+        regs = f"{self.base},{self.index}" if self.index is not None else f"{self.base}"
+        return f"{self.disp if self.disp else ''}({regs})"
 
     def offset(self, n: int) -> "M":
-        return M(self.base, self.disp + n, self.label)
+        return M(self.base, self.disp + n, self.label, self.index)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,10 @@ XOR3 = "xor3"
 # its lane 0 copied to every 128-bit lane (vpermq / vshufi64x2)
 LOADLO, LOADHI, DUP128 = "loadlo", "loadhi", "dup128"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
+# (dst, src, mem, Imm): dst = src with 128-bit lane Imm read from mem (vinserti128 /
+# vinserti32x4); (mem, src, Imm): lane Imm of src stored to mem (vextracti128 /
+# vextracti32x4); (dst, mem): a 64-bit general register loaded (movq), e.g. a pointer
+INSERT128, EXTRACT128, LOADG = "insert128", "extract128", "loadg"
 # The key set-up's instructions (xmm only). (dst, src, Imm): AESKEYGENASSIST, SubWord of
 # words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, dst word i = src word
 # (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS, words 0-1 chosen from src1 and 2-3 from
@@ -146,6 +152,12 @@ def check_encodable(ins: Instr, enc: str) -> None:
         raise EncodingError(f"{ins.op}: three-input logic needs EVEX")
     if enc == "sse" and ins.op in VAR_SHIFT_OPS:
         raise EncodingError(f"{ins.op}: variable shifts need VEX/EVEX")
+    if ins.op in (INSERT128, EXTRACT128):
+        wide = ins.args[0] if ins.op == INSERT128 else ins.args[1]
+        if enc == "sse" or wide.kind == "xmm":
+            raise EncodingError(f"{ins.op}: a 128-bit lane of a ymm or zmm register")
+        if not 0 < ins.args[-1].value < wide.width // 16:
+            raise EncodingError(f"{ins.op}: {wide} has no lane {ins.args[-1].value} past lane 0")
 
 
 def render(ins: Instr, enc: str) -> str:
@@ -171,6 +183,14 @@ def render(ins: Instr, enc: str) -> str:
     elif op == XOR3:
         dst, src2, src3 = a
         text = f"vpternlogq $0x96, {src3}, {src2}, {dst}"
+    elif op == INSERT128:
+        dst, src, m, imm = a
+        text = f"{'vinserti128' if enc == 'vex' else 'vinserti32x4'} {imm}, {m}, {src}, {dst}"
+    elif op == EXTRACT128:
+        m, src, imm = a
+        text = f"{'vextracti128' if enc == 'vex' else 'vextracti32x4'} {imm}, {src}, {m}"
+    elif op == LOADG:
+        text = f"movq {a[1]}, {a[0]}"
     elif op == LOADLO:
         text = f"{'movq' if enc == 'sse' else 'vmovq'} {a[1]}, {a[0]}"
     elif op == LOADHI:
@@ -249,7 +269,7 @@ class Machine(_Machine):
     def _addr(self, m: M) -> int:
         if m.label is not None:
             return self.data_labels[m.label] + m.disp
-        return self.regs[m.base.name] + m.disp
+        return self.regs[m.base.name] + m.disp + (self.regs[m.index.name] if m.index is not None else 0)
 
     def _key_tag(self, addr: int, width: int) -> tuple | None:
         base, buf = self.mem.regions[self.schedule]
@@ -308,6 +328,9 @@ class Machine(_Machine):
         if op == "lea":
             self.regs[a[0].name] = self._addr(a[1]) & ((1 << 64) - 1)
             return None
+        if op == LOADG:
+            self.regs[a[0].name] = int.from_bytes(self.mem.read(self._addr(a[1]), 8), "little")
+            return None
         # vector operations
         dst = a[0]
         if op == STORELO:
@@ -317,6 +340,9 @@ class Machine(_Machine):
             src = a[1]
             lanes = src.width // 16
             self.mem.write(self._addr(dst), b"".join(self.vec[src.n][:lanes]))
+            return None
+        if op == EXTRACT128:
+            self.mem.write(self._addr(dst), self.vec[a[1].n][a[2].value])
             return None
         lanes = dst.width // 16
         if op == "load":
@@ -340,6 +366,11 @@ class Machine(_Machine):
             return None
         if op == DUP128:
             self.write_vec(dst, [self.vec[a[1].n][0]] * lanes, [None] * lanes)
+            return None
+        if op == INSERT128:
+            values, tags = list(self.vec[a[1].n][:lanes]), list(self.tag[a[1].n][:lanes])
+            values[a[3].value], tags[a[3].value] = self.mem.read(self._addr(a[2]), 16), None
+            self.write_vec(dst, values, tags)
             return None
         if op in (KEYGEN, PSHUFD, AESIMC):
             lane = self.vec[a[1].n][0]
@@ -474,6 +505,7 @@ _ALIASES = {
     "vpslldq": "bshl", "pslldq": "bshl", "vpsrldq": "bshr", "psrldq": "bshr",
     "vpsllvq": "shlvq", "vpsrlvq": "shrvq", "vpclmulqdq": "clmul", "pclmulqdq": "clmul",
     "vpternlogq": XOR3,
+    "vinserti128": INSERT128, "vinserti32x4": INSERT128, "vextracti128": EXTRACT128, "vextracti32x4": EXTRACT128,
     "movq": LOADLO, "vmovq": LOADLO, "movhps": LOADHI, "vmovhps": LOADHI,
     "vpermq": DUP128, "vshufi64x2": DUP128,
     "aeskeygenassist": KEYGEN, "vaeskeygenassist": KEYGEN, "pshufd": PSHUFD, "vpshufd": PSHUFD,
@@ -506,10 +538,12 @@ def _operand(text: str, comment: str):
         return V(m.group(1), int(m.group(2))) if m else G(name)
     if text.startswith("$"):
         return Imm(int(text[1:], 0))
-    m = re.fullmatch(r"(-?0x[0-9a-f]+|-?\d+)?\((%\w+)\)", text)
+    m = re.fullmatch(r"(-?0x[0-9a-f]+|-?\d+)?\((%\w+)(?:,(%\w+),1)?\)", text)
     if not m:
         raise DisassemblyError(f"cannot read operand {text!r}")
     disp = int(m.group(1), 0) if m.group(1) else 0
+    if m.group(3):
+        return M(G(m.group(2)[1:]), disp, index=G(m.group(3)[1:]))
     if m.group(2) == "%rip":
         target = re.match(r"\s*([0-9a-f]+)", comment)
         if not target:
@@ -546,8 +580,10 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [dst, s3, s2] if mnem == "vperm2i128" else [dst, s2, s3]
     elif op in SHIFT_OPS and len(args) == 2:  # legacy SSE: shifted in place
         args = [args[0], args[0], args[1]]
+    elif op == "movg" and isinstance(args[1], M):   # a 64-bit load into a general register
+        op = LOADG
     elif op == LOADLO and isinstance(args[0], G):   # a general register: objdump's movq
-        op = "movg"
+        op = "movg" if not isinstance(args[1], M) else LOADG
     elif op == LOADLO and isinstance(args[0], M):   # movq to memory: the low half stored
         op = STORELO
     elif op == SHUFPS and len(args) == 3:     # legacy SSE: destination is the first source
@@ -588,7 +624,7 @@ def same(emitted: Instr, parsed: Instr) -> bool:
             if not (isinstance(b, M) and b.label == ABSOLUTE):
                 return False
         elif isinstance(a, M) and isinstance(b, M):
-            if a.base != b.base or a.disp != b.disp:
+            if a.base != b.base or a.disp != b.disp or a.index != b.index:
                 return False
         elif a != b:
             return False

@@ -8,7 +8,8 @@
  * against PROT_NONE guard pages, so any read or write past them faults; every
  * block count from 0 to 2 x batch + 1 is run, in place and out of place, and
  * the result compared with the portable variant of the same key size (XTS: its
- * ECB whitened block by block).
+ * ECB whitened block by block). CBC lanes functions: 0..5 steps of every lane, each
+ * lane's message and the pointer arrays against guard pages.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -95,6 +96,67 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
         p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
 }
 
+/* The CBC lanes functions (encryption variants that have them): every lane's input and
+ * output against a guard page, the pointer arrays and the chain values too; each lane's
+ * ciphertext and chain value compared with the twin's CBC encryption of that lane. */
+#define LANE_MAX_STEPS 5
+static size_t lanes_functions;
+static void test_lanes(const aesgen_variant *v, const aesgen_variant *twin, const uint8_t *twin_rk,
+                       const uint8_t *rk, int at_end)
+{
+    for (size_t k = 0; k < AESGEN_CBC_LANE_KERNELS && v->cbc_lanes[k].lanes != 0; k++) {
+        const size_t lanes = v->cbc_lanes[k].lanes, most = 16 * LANE_MAX_STEPS;
+        lanes_functions += at_end == 0;
+        uint8_t *in_base[64], *out_base[64];
+        if (lanes > 64) {
+            CHECK(0, "%s: %zu lanes, more than the test's 64", v->name, lanes);
+            return;
+        }
+        for (size_t i = 0; i < lanes; i++) {
+            in_base[i] = guarded(most, at_end);
+            out_base[i] = guarded(most, at_end);
+        }
+        const uint8_t **in = (const uint8_t **)(void *)guarded(lanes * sizeof *in, at_end);
+        uint8_t **out = (uint8_t **)(void *)guarded(lanes * sizeof *out, at_end);
+        /* the chain values are 64-byte aligned (aesgen_variant.h): after the guard page */
+        uint8_t *chains = guarded(16 * lanes, 0), *start = malloc(16 * lanes), *want = malloc(most);
+        for (size_t steps = 0; steps <= LANE_MAX_STEPS; steps++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                const size_t skip = at_end ? most - 16 * steps : 0; /* the message ends at the guard */
+                for (size_t i = 0; i < lanes; i++) {
+                    in[i] = in_base[i] + skip;
+                    out[i] = in_place ? in_base[i] + skip : out_base[i] + skip;
+                    fill((uint8_t *)in[i], 16 * steps, (unsigned)(steps + 7 * i));
+                }
+                fill(chains, 16 * lanes, 5u + (unsigned)steps);
+                memcpy(start, chains, 16 * lanes);
+                char what[200];
+                snprintf(what, sizeof what, "%s cbc_lanes (%zu lanes), %zu steps%s, buffers %s a guard page",
+                         v->name, lanes, steps, in_place ? " in place" : "", at_end ? "ending at" : "after");
+                uint8_t **ins_copy = malloc(lanes * sizeof *ins_copy);
+                for (size_t i = 0; i < lanes; i++) { /* the twin's input before the call overwrites it */
+                    ins_copy[i] = malloc(most);
+                    memcpy(ins_copy[i], in[i], 16 * steps);
+                }
+                call(what, (any_fn)v->cbc_lanes[k].fn, (uintptr_t)rk, (uintptr_t)out, (uintptr_t)in, steps,
+                     (uintptr_t)chains);
+                for (size_t i = 0; i < lanes; i++) {
+                    uint8_t chain[16];
+                    memcpy(chain, start + 16 * i, 16);
+                    twin->cbc(twin_rk, want, ins_copy[i], steps, chain);
+                    CHECK(memcmp(out[i], want, 16 * steps) == 0, "%s: lane %zu differs from %s", what, i,
+                          twin->name);
+                    CHECK(memcmp(chains + 16 * i, chain, 16) == 0, "%s: lane %zu chain value differs", what, i);
+                    free(ins_copy[i]);
+                }
+                free(ins_copy);
+            }
+        }
+        free(start);
+        free(want);
+    }
+}
+
 static void test_variant(const aesgen_variant *v)
 {
     const aesgen_variant *twin = portable_twin(v);
@@ -156,6 +218,7 @@ static void test_variant(const aesgen_variant *v)
             free(want);
             free(twin_iv);
         }
+        test_lanes(v, twin, twin_rk, rk, at_end);
     }
 }
 
@@ -169,7 +232,8 @@ int main(void)
         test_variant(v);
         tested++;
     }
-    printf("abi_test: %zu variants, every entry point through a %s, buffers against guard pages: %s\n",
-           tested, TRAMPOLINE, failures ? "FAILED" : "passed");
+    printf("abi_test: %zu variants (%zu CBC lanes functions), every entry point through a %s, buffers against "
+           "guard pages: %s\n",
+           tested, lanes_functions, TRAMPOLINE, failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

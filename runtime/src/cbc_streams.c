@@ -1,18 +1,20 @@
 /*
- * cbc_streams.c -- CBC encryption of independent messages under one key, over any
- * encryption variant's ECB loop.
+ * cbc_streams.c -- CBC encryption of independent messages under one key.
  *
  * One CBC chain waits a whole block cipher latency per block, so one message keeps a
  * fraction of the AES unit (or of a fixsliced batch) busy. Here up to L messages are in
- * flight, L being the variant's batch (batch_blocks: a hardware loop's interleave, a
- * fixsliced batch). The lanes' chain values sit in one contiguous buffer; each step
- * XORs the next plaintext block of every live lane into its chain value, runs the ECB
- * loop once over the buffer, in place, and copies each lane's ciphertext (its next
- * chain value) out. Blocks reach and leave the messages four steps at a time, through a
- * transposed staging buffer (see GROUP). A finished message's IV gets its last ciphertext block and its lane
- * takes the next pending message; once none is pending, the last live lane moves into
- * the freed one so the live lanes stay a prefix of the buffer. A lone live lane ends
- * through the variant's own CBC loop. Every branch depends only on lengths.
+ * flight, one block of each per step; the lanes' chain values sit in one contiguous
+ * buffer. A variant with CBC lanes functions (aesgen_variant.h; the x86-64 AES
+ * instruction loops) runs the steps itself, its chains in registers, L its widest
+ * function's lanes. Any other runs each step through its ECB loop, L its batch: the next
+ * plaintext block of every live lane is XORed into its chain value, the ECB loop runs
+ * once over the buffer in place, and each lane's ciphertext (its next chain value) is
+ * copied out; blocks reach and leave the messages four steps at a time, through a
+ * transposed staging buffer (see GROUP). A finished message's IV gets its last
+ * ciphertext block and its lane takes the next pending message; once none is pending,
+ * the last live lane moves into the freed one so the live lanes stay a prefix of the
+ * buffer. A lone live lane ends through the variant's own CBC loop. Every branch
+ * depends only on lengths and addresses.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -109,6 +109,16 @@ class CbcLanes(unittest.TestCase):
         _, b = built("aes256_dec__x86_64_aesni_x8")
         self.assertEqual([f for f in b.functions if f.mode == "cbc_lanes"], [])
 
+    def test_a_width_that_does_not_fit_is_left_out_by_name(self):
+        em, b = built("aes256_enc__x86_64_aesni_x8")
+        tight = type(em)()
+        tight.registers = lambda target: 5      # two data, a temporary and two rotating keys
+        omitted = []
+        fns = tight.cbc_lanes_functions(b.variant, 8, tight.new_constants(b.variant.target), omitted)
+        self.assertEqual([f.lanes for f in fns], [2])
+        self.assertEqual(len(omitted), 2)
+        self.assertTrue(omitted[0].startswith("cbc_lanes8: no function"), omitted)
+
     def test_a_swapped_lane_is_caught(self):
         from aesgen.machine.x86_64 import M
         em, b = built("aes128_enc__x86_64_vaes256_x8")

@@ -56,7 +56,7 @@ DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
 # CBC encryption of independent messages, one block of each per step (an emitter with a
 # "cbc_lanes" mode emitter): one function for each of N, N/2 and N/4 vectors, so that a
 # call with fewer messages than the widest takes a narrower one
-CBC_LANE_KERNELS = 3
+CBC_LANE_KERNELS = 3              # AESGEN_CBC_LANE_KERNELS in runtime/src/aesgen_variant.h
 LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
 
 
@@ -488,20 +488,26 @@ class HwLoopEmitter(Emitter):
             emit(self.loop(variant, plan, asm, constants))
             functions.append(Function(sym, mode, plan, asm.code))
         if variant.direction == "enc" and "cbc_lanes" in self.mode_emitters:
-            functions += self.cbc_lanes_functions(variant, n, constants)
+            functions += self.cbc_lanes_functions(variant, n, constants, omitted)
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
                      constants.items if constants is not None else [], omitted)
 
-    def cbc_lanes_functions(self, variant: Variant, n: int, constants) -> list[Function]:
+    def cbc_lanes_functions(self, variant: Variant, n: int, constants, omitted: list) -> list[Function]:
         """The lanes functions: chain values in the data registers, a temporary for the
-        gathered plaintext before round 1, keys by the variant's policy."""
+        gathered plaintext before round 1, keys by the variant's policy. A width whose
+        plan does not fit the budget (a forced policy) is left out, and `omitted` says so;
+        the runtime then takes a narrower one, or the ECB loop."""
         out = []
         keys = reference.rounds_for(variant.key_bits) + 1
         for vectors in cbc_lane_vectors(n):
-            need = Need(data=vectors, aux=0, temps=1, keys=keys, temp_phase="initial")
-            plan = regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
-                                **self.plan_options(variant.target))
             lanes = vectors * self.lanes(variant.target)
+            need = Need(data=vectors, aux=0, temps=1, keys=keys, temp_phase="initial")
+            try:
+                plan = regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
+                                    **self.plan_options(variant.target))
+            except PlanError as e:
+                omitted.append(f"cbc_lanes{lanes}: no function ({e})")
+                continue
             asm = Asm(f"aesgen_{variant.name}_cbc_lanes{lanes}")
             self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
             out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes))

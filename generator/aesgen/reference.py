@@ -95,17 +95,36 @@ def shift_rows(s: bytes, e: int = 1) -> bytes:
     return bytes(_SHIFT[e % 4](s))
 
 
+def _mix_columns_tables(coefficients: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """MixColumns as 16 tables, one per state byte: what byte i with value v contributes
+    to the whole state, as a 128-bit big-endian integer. Output byte r of a column is
+    sum_k coefficients[k] * s[(r + k) % 4], so s[row] enters output r with
+    coefficients[(row - r) % 4]."""
+    tables = []
+    for i in range(16):
+        column, row = divmod(i, 4)
+        table = []
+        for v in range(256):
+            out = bytearray(16)
+            for r in range(4):
+                out[4 * column + r] = _MUL[coefficients[(row - r) % 4]][v]
+            table.append(int.from_bytes(out, "big"))
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+# forward (02 03 01 01) and inverse (0e 0b 0d 09); the models run MixColumns millions of
+# times, so each is 16 lookups and XORs rather than 64 byte products
+_MIX_TABLES = (_mix_columns_tables((2, 3, 1, 1)), _mix_columns_tables((14, 11, 13, 9)))
+
+
 def mix_columns(s: bytes, inverse: bool = False) -> bytes:
     """MixColumns (coefficients 02 03 01 01) or its inverse (0e 0b 0d 09) on each column."""
-    a, b, c, d = (_MUL[k] for k in ((14, 11, 13, 9) if inverse else (2, 3, 1, 1)))
-    out = bytearray(16)
-    for i in range(0, 16, 4):
-        s0, s1, s2, s3 = s[i:i + 4]
-        out[i] = a[s0] ^ b[s1] ^ c[s2] ^ d[s3]
-        out[i + 1] = a[s1] ^ b[s2] ^ c[s3] ^ d[s0]
-        out[i + 2] = a[s2] ^ b[s3] ^ c[s0] ^ d[s1]
-        out[i + 3] = a[s3] ^ b[s0] ^ c[s1] ^ d[s2]
-    return bytes(out)
+    t = _MIX_TABLES[1 if inverse else 0]
+    v = 0
+    for i, b in enumerate(s):
+        v ^= t[i][b]
+    return v.to_bytes(16, "big")
 
 
 def xor(a: bytes, b: bytes) -> bytes:

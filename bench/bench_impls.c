@@ -175,8 +175,8 @@ static int aesgen_gcm_setup(impl *im, int k, const aesgen_variant *v)
         return -1;
     }
     p->gcm[k] = g;
-    snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u %s + %s", sep, bits,
-             aesgen_gcm_variant(g), aesgen_gcm_ghash(g));
+    snprintf(im->desc + used, sizeof im->desc - used, "%s AES-%u %s + %s%s", sep, bits,
+             aesgen_gcm_variant(g), aesgen_gcm_ghash(g), aesgen_gcm_stitched(g) ? " (stitched)" : "");
     return 0;
 }
 

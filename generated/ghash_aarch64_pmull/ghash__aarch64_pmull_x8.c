@@ -55,6 +55,7 @@ const aesgen_ghash_variant aesgen_ghash__aarch64_pmull_x8 = {
     .rank = 300,
     .features = AESGEN_CPU_ARM_PMULL,
     .table_bytes = 256,
+    .table = "8 twisted powers, then their half sums",
     .info = "8 blocks per reduction, karatsuba, reduction by clmul, neon_pmull",
     .setkey = ghash__aarch64_pmull_x8_setkey,
     .update = ghash__aarch64_pmull_x8_update,

@@ -48,6 +48,7 @@ const aesgen_ghash_variant aesgen_ghash__portable_x4 = {
     .rank = 900,
     .features = AESGEN_CPU_NONE,
     .table_bytes = 128,
+    .table = "4 twisted powers, then their half sums",
     .info = "4 blocks per reduction, karatsuba, reduction by shifts, portable holes multiply",
     .setkey = ghash__portable_x4_setkey,
     .update = ghash__portable_x4_update,

@@ -55,6 +55,7 @@ const aesgen_ghash_variant aesgen_ghash__ppc64le_p8_x8 = {
     .rank = 300,
     .features = AESGEN_CPU_PPC_VCRYPTO,
     .table_bytes = 256,
+    .table = "8 twisted powers, then their half sums",
     .info = "8 blocks per reduction, karatsuba, reduction by clmul, p8_vpmsumd",
     .setkey = ghash__ppc64le_p8_x8_setkey,
     .update = ghash__ppc64le_p8_x8_update,

@@ -50,6 +50,7 @@ const aesgen_ghash_variant aesgen_ghash__riscv64_clmul_x4 = {
     .rank = 300,
     .features = AESGEN_CPU_RV_CLMUL,
     .table_bytes = 128,
+    .table = "4 twisted powers, then their half sums",
     .info = "4 blocks per reduction, karatsuba, reduction by clmul, rv_clmul",
     .setkey = ghash__riscv64_clmul_x4_setkey,
     .update = ghash__riscv64_clmul_x4_update,

@@ -50,6 +50,7 @@ const aesgen_ghash_variant aesgen_ghash__sparc64_vis3_x4 = {
     .rank = 300,
     .features = AESGEN_CPU_SPARC_VIS3,
     .table_bytes = 128,
+    .table = "4 twisted powers, then their half sums",
     .info = "4 blocks per reduction, karatsuba, reduction by clmul, sparc_vis3",
     .setkey = ghash__sparc64_vis3_x4_setkey,
     .update = ghash__sparc64_vis3_x4_update,

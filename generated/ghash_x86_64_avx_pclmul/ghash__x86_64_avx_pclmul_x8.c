@@ -55,6 +55,7 @@ const aesgen_ghash_variant aesgen_ghash__x86_64_avx_pclmul_x8 = {
     .rank = 250,
     .features = AESGEN_CPU_AVX | AESGEN_CPU_PCLMUL,
     .table_bytes = 256,
+    .table = "8 twisted powers, then their half sums",
     .info = "8 blocks per reduction, karatsuba, reduction by clmul, avx_pclmul",
     .setkey = ghash__x86_64_avx_pclmul_x8_setkey,
     .update = ghash__x86_64_avx_pclmul_x8_update,

@@ -55,6 +55,7 @@ const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul512_x16 = {
     .rank = 150,
     .features = AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512BW | AESGEN_CPU_PCLMUL | AESGEN_CPU_VPCLMULQDQ,
     .table_bytes = 512,
+    .table = "16 twisted powers, then their half sums",
     .info = "16 blocks per reduction, karatsuba, reduction by clmul, vpclmul512",
     .setkey = ghash__x86_64_vpclmul512_x16_setkey,
     .update = ghash__x86_64_vpclmul512_x16_update,

@@ -16,6 +16,7 @@
  * cbc_lanes (8 lanes): partial: round keys k8..k12 resident, the other 8 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (4 lanes): partial: round keys k4..k12 resident, the other 4 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (2 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * gcm: no stitched loop (16 registers cannot hold 16 data registers, 2 loop-carried values and 7 temporaries even with streamed keys); the runtime runs CTR and GHASH in two passes.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 142 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
  */
 

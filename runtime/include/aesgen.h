@@ -208,6 +208,11 @@ AESGEN_API void aesgen_gcm_stream_wipe(aesgen_gcm_stream *s);
 /* The AES variant and GHASH serving a GCM key (NULL if not set up). */
 AESGEN_API const char *aesgen_gcm_variant(const aesgen_gcm_key *key);
 AESGEN_API const char *aesgen_gcm_ghash(const aesgen_gcm_key *key);
+/* Whether the key's AES variant has a stitched GCM loop that reads its GHASH table: text
+ * with a 12-byte IV then runs through one pass (CTR and GHASH interleaved) in chunks
+ * of that many blocks, which is returned; 0 if the text takes two passes or the key is
+ * not set up. */
+AESGEN_API unsigned aesgen_gcm_stitched(const aesgen_gcm_key *key);
 
 /* ---- AES-XTS (IEEE 1619-2007, NIST SP 800-38E) -------------------------
  *

@@ -34,6 +34,19 @@ typedef struct aesgen_cbc_lanes {
     aesgen_cbc_lanes_fn *fn;
 } aesgen_cbc_lanes;
 
+/* GCM over nblocks whole blocks, a multiple of the variant's gcm_blocks: CTR from
+ * counter[] (counting in its low 64 bits, which must not wrap within the call, and left
+ * as it was, like ctr) with the GHASH of the ciphertext (out when sealing, in when
+ * opening) stitched in: hash->y is updated; hash->table is a GHASH variant's table of
+ * the layout gcm_table names. out == in or disjoint. */
+typedef struct aesgen_gcm_hash {
+    uint8_t y[16];
+    const void *table;
+} aesgen_gcm_hash;
+
+typedef void aesgen_gcm_fn(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16],
+                           aesgen_gcm_hash *hash);
+
 typedef struct aesgen_variant {
     const char *name;      /* canonical procedural name, e.g. aes128_enc__portable_fixslice64 */
     const char *backend;   /* family it belongs to, e.g. portable64 */
@@ -83,6 +96,12 @@ typedef struct aesgen_variant {
     /* Encryption variants with lanes functions (aesgen_cbc_encrypt_streams), widest
      * first; the rest of the array is zero. */
     aesgen_cbc_lanes cbc_lanes[AESGEN_CBC_LANE_KERNELS];
+    /* Stitched GCM (encryption variants where the register plan holds it; else 0/NULL):
+     * chunk of blocks, the GHASH table layout read, seal and open. */
+    uint16_t gcm_blocks;
+    const char *gcm_table;
+    aesgen_gcm_fn *gcm_seal;
+    aesgen_gcm_fn *gcm_open;
 } aesgen_variant;
 
 /* A GHASH (SP 800-38D) implementation: the hash-key set-up and the update over
@@ -94,6 +113,7 @@ typedef struct aesgen_ghash_variant {
     uint16_t rank;         /* dispatch preference: lower wins */
     uint32_t features;     /* AESGEN_CPU_* bits required */
     uint32_t table_bytes;  /* what setkey writes */
+    const char *table;     /* its layout, e.g. "16 twisted powers, then their half sums" */
     const char *info;
     /* htable (table_bytes, 8-byte aligned) from the hash key h = E_K(0^128). */
     void (*setkey)(void *htable, const uint8_t h[16]);

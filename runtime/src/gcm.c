@@ -30,6 +30,7 @@ typedef struct key_state {
     uint32_t key_bits;
     const aesgen_variant *aes;
     const aesgen_ghash_variant *ghash;
+    uint32_t stitched; /* the AES variant's GCM functions read this GHASH variant's table */
 } key_state;
 
 _Static_assert(sizeof(key_state) <= STATE_BYTES, "GCM key state too large");
@@ -119,6 +120,8 @@ int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_l
     st->key_bits = key_bits;
     st->aes = aes;
     st->ghash = ghash;
+    st->stitched = aes->gcm_blocks != 0 && aes->gcm_table != NULL && ghash->table != NULL &&
+                   strcmp(aes->gcm_table, ghash->table) == 0 && aes->align == 0;
     st->magic = KEY_MAGIC;
     return AESGEN_OK;
 }
@@ -131,6 +134,11 @@ int aesgen_gcm_init(aesgen_gcm_key *key, const uint8_t *k, size_t key_len)
 const char *aesgen_gcm_variant(const aesgen_gcm_key *key)
 {
     return key_ready(key) == AESGEN_OK ? kstate(key)->aes->name : NULL;
+}
+
+unsigned aesgen_gcm_stitched(const aesgen_gcm_key *key)
+{
+    return key_ready(key) == AESGEN_OK && kstate(key)->stitched ? kstate(key)->aes->gcm_blocks : 0;
 }
 
 const char *aesgen_gcm_ghash(const aesgen_gcm_key *key)
@@ -287,6 +295,31 @@ static void gctr(const aesgen_gcm_key *key, int secret_counter, uint8_t counter[
     aesgen_variant_ctr(v, schedule(key), out, in, nblocks, counter);
 }
 
+/* The whole chunks of nblocks through the AES variant's stitched GCM function (the CTR
+ * keystream and the GHASH of the ciphertext in one pass), where the key has one and the
+ * counter is public (a 12-byte IV: its low 64 bits never wrap, as the function needs);
+ * returns the blocks done, 0 where it does not apply. */
+static size_t stitched(const aesgen_gcm_key *key, int secret_counter, aesgen_direction dir, uint8_t y[16],
+                       uint8_t counter[16], uint8_t *out, const uint8_t *in, size_t nblocks)
+{
+    const key_state *ks = kstate(key);
+    const aesgen_variant *v = ks->aes;
+    if (!ks->stitched || secret_counter || nblocks < v->gcm_blocks)
+        return 0;
+    const size_t n = nblocks - nblocks % v->gcm_blocks;
+    aesgen_gcm_hash hash;
+    memcpy(hash.y, y, 16);
+    hash.table = htable(key);
+    (dir == AESGEN_ENCRYPT ? v->gcm_seal : v->gcm_open)(schedule(key), out, in, n, counter, &hash);
+    memcpy(y, hash.y, 16);
+    aesgen_memwipe(&hash, sizeof hash);
+    uint8_t top[12];
+    memcpy(top, counter, 12);
+    aesgen_ctr_add(counter, n); /* inc32, which never wraps here */
+    memcpy(counter, top, 12);
+    return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                    */
 
@@ -435,13 +468,20 @@ int aesgen_gcm_update(aesgen_gcm_stream *s, uint8_t *out, const uint8_t *in, siz
     }
     if (len == 0)
         return AESGEN_OK;
+    st->text_bytes += len;
+    if (st->ks_used == 16 && st->pend_used == 0) { /* on a block boundary: the stitched loop */
+        const size_t done = 16 * stitched(st->key, (int)st->secret_counter, (aesgen_direction)st->dir, st->y,
+                                          st->counter, out, in, len / 16);
+        out += done;
+        in += done;
+        len -= done;
+    }
     /* the hash covers the ciphertext: the input when opening, the output when sealing */
     if (st->dir == AESGEN_DECRYPT)
         absorb(st, in, len);
     keystream_xor(st, out, in, len);
     if (st->dir == AESGEN_ENCRYPT)
         absorb(st, out, len);
-    st->text_bytes += len;
     return AESGEN_OK;
 }
 
@@ -592,9 +632,21 @@ int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     }
     stream_state st;
     start(&st, key, AESGEN_ENCRYPT, iv, iv_len);
-    if (len != 0)
-        keystream_xor(&st, out, in, len);
-    hash_message(key, st.y, aad, aad_len, out, len);
+    if (kstate(key)->stitched && iv_len == 12 && len / 16 >= kstate(key)->aes->gcm_blocks) {
+        /* the AAD, then the text's whole chunks in one pass, then the rest as usual */
+        uint8_t lengths[16];
+        ghash_padded(key, st.y, aad, aad_len);
+        const size_t done = 16 * stitched(key, 0, AESGEN_ENCRYPT, st.y, st.counter, out, in, len / 16);
+        if (len > done)
+            keystream_xor(&st, out + done, in + done, len - done);
+        ghash_padded(key, st.y, out + done, len - done);
+        lengths_block(lengths, aad_len, len);
+        kstate(key)->ghash->update(htable(key), st.y, lengths, 1);
+    } else {
+        if (len != 0)
+            keystream_xor(&st, out, in, len);
+        hash_message(key, st.y, aad, aad_len, out, len);
+    }
     put_tag(tag, tag_len, st.y, st.ek0);
     aesgen_memwipe(&st, sizeof st);
     return AESGEN_OK;

@@ -9,7 +9,9 @@
  * block count from 0 to 2 x batch + 1 is run, in place and out of place, and
  * the result compared with the portable variant of the same key size (XTS: its
  * ECB whitened block by block). CBC lanes functions: 0..5 steps of every lane, each
- * lane's message and the pointer arrays against guard pages.
+ * lane's message and the pointer arrays against guard pages. Stitched GCM functions:
+ * 0..3 chunks, seal and open, the hash state and the GHASH table against guard pages
+ * too, compared with the twin's CTR and a GHASH variant of the table's layout.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -37,13 +39,13 @@ typedef void (*any_fn)(void);
 #if defined(__x86_64__) && defined(__ELF__)
 uint64_t aesgen_abi_call(any_fn fn, const uint64_t args[6], uint64_t after[8]);
 
-static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-                 uint64_t a4)
+static void call6(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                  uint64_t a4, uint64_t a5)
 {
     static const uint64_t canary[6] = {0x1111111111111111u, 0x2222222222222222u, 0x3333333333333333u,
                                        0x4444444444444444u, 0x5555555555555555u, 0x6666666666666666u};
     static const char *const names[6] = {"rbx", "rbp", "r12", "r13", "r14", "r15"};
-    const uint64_t args[6] = {a0, a1, a2, a3, a4, 0};
+    const uint64_t args[6] = {a0, a1, a2, a3, a4, a5};
     uint64_t after[8];
     aesgen_abi_call(fn, args, after);
     for (int i = 0; i < 6; i++)
@@ -53,14 +55,21 @@ static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t
 }
 #define TRAMPOLINE "trampoline with callee-saved canaries"
 #else
-static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-                 uint64_t a4)
+static void call6(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                  uint64_t a4, uint64_t a5)
 {
     (void)what;
-    ((void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))(void (*)(void))fn)(a0, a1, a2, a3, a4);
+    ((void (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t))(void (*)(void))fn)(a0, a1, a2, a3, a4,
+                                                                                               a5);
 }
 #define TRAMPOLINE "direct calls (no trampoline on this architecture)"
 #endif
+
+static void call(const char *what, any_fn fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                 uint64_t a4)
+{
+    call6(what, fn, a0, a1, a2, a3, a4, 0);
+}
 
 /* A buffer of len bytes that ends at an inaccessible page (at_end) or starts
  * right after one. Pages are never freed: the test is short. */
@@ -157,6 +166,73 @@ static void test_lanes(const aesgen_variant *v, const aesgen_variant *twin, cons
     }
 }
 
+/* A usable GHASH variant whose table has the layout the stitched functions read. */
+static const aesgen_ghash_variant *ghash_reading(const char *table)
+{
+    for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
+        const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
+        if (g->table != NULL && strcmp(g->table, table) == 0 && aesgen_ghash_usable(g))
+            return g;
+    }
+    return NULL;
+}
+
+/* The stitched GCM functions: 0..3 chunks, seal and open, in place and not; the output
+ * against the twin's CTR, y against the GHASH variant's update over the ciphertext. */
+#define GCM_MAX_CHUNKS 3
+static size_t gcm_functions;
+static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const uint8_t *twin_rk,
+                     const uint8_t *rk, int at_end)
+{
+    if (v->gcm_blocks == 0)
+        return;
+    const aesgen_ghash_variant *g = ghash_reading(v->gcm_table);
+    if (g == NULL) {
+        CHECK(0, "%s: no usable GHASH variant writes the table \"%s\"", v->name, v->gcm_table);
+        return;
+    }
+    uint8_t h[16] = {0};
+    twin->ecb(twin_rk, h, h, 1);
+    uint8_t *table = guarded(g->table_bytes, at_end);
+    g->setkey(table, h);
+    gcm_functions += 2 * (at_end == 0);
+    for (size_t chunks = 0; chunks <= GCM_MAX_CHUNKS; chunks++) {
+        const size_t n = chunks * v->gcm_blocks, len = 16 * n;
+        uint8_t *in = guarded(len ? len : 1, at_end), *out = guarded(len ? len : 1, at_end);
+        uint8_t *counter = guarded(16, at_end);
+        aesgen_gcm_hash *hash = (aesgen_gcm_hash *)(void *)guarded(sizeof(aesgen_gcm_hash), at_end);
+        uint8_t *want = malloc(len + 1), twin_counter[16], y[16], counter_before[16];
+        for (int open = 0; open < 2; open++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                char what[160];
+                uint8_t *dst = in_place ? in : out;
+                snprintf(what, sizeof what, "%s gcm_%s, %zu blocks%s, buffers %s a guard page", v->name,
+                         open ? "open" : "seal", n, in_place ? " in place" : "", at_end ? "ending at" : "after");
+                fill(in, len, (unsigned)n + 7u * (unsigned)open);
+                fill(counter, 16, 41);
+                counter[8] = 0; /* the low 64 bits must not wrap within the call */
+                memcpy(twin_counter, counter, 16);
+                memcpy(counter_before, counter, 16);
+                fill(hash->y, 16, 5);
+                hash->table = table;
+                memcpy(y, hash->y, 16);
+                twin->ctr(twin_rk, want, in, n, twin_counter);
+                if (open && n != 0)
+                    g->update(table, y, in, n);
+                call6(what, (any_fn)(open ? v->gcm_open : v->gcm_seal), (uintptr_t)rk, (uintptr_t)dst,
+                      (uintptr_t)in, n, (uintptr_t)counter, (uintptr_t)hash);
+                if (!open && n != 0)
+                    g->update(table, y, want, n);
+                CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
+                CHECK(memcmp(hash->y, y, 16) == 0, "%s: y differs from %s", what, g->name);
+                CHECK(hash->table == table, "%s: the table's address changed", what);
+                CHECK(memcmp(counter, counter_before, 16) == 0, "%s: the counter changed", what);
+            }
+        }
+        free(want);
+    }
+}
+
 static void test_variant(const aesgen_variant *v)
 {
     const aesgen_variant *twin = portable_twin(v);
@@ -219,6 +295,7 @@ static void test_variant(const aesgen_variant *v)
             free(twin_iv);
         }
         test_lanes(v, twin, twin_rk, rk, at_end);
+        test_gcm(v, twin, twin_rk, rk, at_end);
     }
 }
 
@@ -232,8 +309,8 @@ int main(void)
         test_variant(v);
         tested++;
     }
-    printf("abi_test: %zu variants (%zu CBC lanes functions), every entry point through a %s, buffers against "
-           "guard pages: %s\n",
-           tested, lanes_functions, TRAMPOLINE, failures ? "FAILED" : "passed");
+    printf("abi_test: %zu variants (%zu CBC lanes functions, %zu GCM functions), every entry point through a %s, "
+           "buffers against guard pages: %s\n",
+           tested, lanes_functions, gcm_functions, TRAMPOLINE, failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

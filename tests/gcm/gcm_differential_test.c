@@ -495,7 +495,8 @@ int main(int argc, char **argv)
         char why[256];
         uint8_t k[32] = {0};
         if (gcm_subject_key(&gcm_cfg.subject, &key, k, gcm_cfg.subject.bits[i] / 8, why, sizeof why))
-            printf("  AES-%u: %s with %s\n", gcm_cfg.subject.bits[i], aesgen_gcm_variant(&key), aesgen_gcm_ghash(&key));
+            printf("  AES-%u: %s with %s%s\n", gcm_cfg.subject.bits[i], aesgen_gcm_variant(&key), aesgen_gcm_ghash(&key),
+                   aesgen_gcm_stitched(&key) ? ", stitched" : "");
         aesgen_gcm_wipe(&key);
     }
 

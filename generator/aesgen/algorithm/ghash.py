@@ -122,20 +122,21 @@ def table_bytes(powers: int, multiply: str = "schoolbook") -> int:
     return 16 * powers * (2 if multiply == "karatsuba" else 1)
 
 
-def update(blocks: int, width: int = 1, name: str | None = None, multiply: str = "schoolbook",
-           reduction: str = "shifts") -> Program:
-    """y = GHASH over `blocks` blocks continuing from y, `width` blocks per vector:
-    memory y (16 bytes, read and written), data (16 * blocks), htable (setkey's table:
-    the twisted powers H^blocks..H^1, 16 bytes each, as the register image of the block
-    integer; for Karatsuba then the same powers' half sums)."""
+def table_layout(powers: int, multiply: str = "schoolbook") -> str:
+    """The name of setkey's table layout, which code reading another emitter's table
+    (a stitched GCM loop) and the GHASH variant that wrote it must agree on."""
+    return f"{powers} twisted powers{', then their half sums' if multiply == 'karatsuba' else ''}"
+
+
+def _check_width(blocks: int, width: int) -> None:
     if width not in (1, 2, 4) or blocks % width:
         raise ValueError(f"{blocks} blocks in vectors of {width}")
-    _check_choices(multiply, reduction)
-    prog = Program(name or f"ghash_update_x{blocks}", LANE, (
-        Memory("y", "bytes", 16, True), Memory("data", "bytes", 16 * blocks, False),
-        Memory("htable", "bytes", table_bytes(blocks, multiply), False)), lanes=2 * width)
-    bld = Builder(prog)
-    acc = bld.bswap(bld.vld128("y", 0, hint="acc"), hint="acc")     # y into block 0 only
+
+
+def _hash_blocks(bld: Builder, acc: str, blocks: int, width: int, multiply: str, reduction: str) -> str:
+    """The reduced products of (y + block 0), block 1, ... with H^blocks..H^1, one per
+    block of each vector, not yet summed across the vector's blocks (acc: y as a block
+    integer in block 0, zero in the others)."""
     sums = None
     for j in range(blocks // width):
         x = bld.bswap(bld.vld("data", 16 * width * j, hint="x"), hint="x")
@@ -147,11 +148,46 @@ def update(blocks: int, width: int = 1, name: str | None = None, multiply: str =
                               lambda: bld.vld("htable", 16 * blocks + 16 * width * j, hint=power + "s"))
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
     lo, mi, hi = sums
-    r = _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
+    return _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
+
+
+def _memories(blocks: int, multiply: str) -> tuple[Memory, Memory]:
+    return (Memory("data", "bytes", 16 * blocks, False),
+            Memory("htable", "bytes", table_bytes(blocks, multiply), False))
+
+
+def update(blocks: int, width: int = 1, name: str | None = None, multiply: str = "schoolbook",
+           reduction: str = "shifts") -> Program:
+    """y = GHASH over `blocks` blocks continuing from y, `width` blocks per vector:
+    memory y (16 bytes, read and written), data (16 * blocks), htable (setkey's table:
+    the twisted powers H^blocks..H^1, 16 bytes each, as the register image of the block
+    integer; for Karatsuba then the same powers' half sums)."""
+    _check_width(blocks, width)
+    _check_choices(multiply, reduction)
+    prog = Program(name or f"ghash_update_x{blocks}", LANE,
+                   (Memory("y", "bytes", 16, True),) + _memories(blocks, multiply), lanes=2 * width)
+    bld = Builder(prog)
+    acc = bld.bswap(bld.vld128("y", 0, hint="acc"), hint="acc")     # y into block 0 only
+    r = _hash_blocks(bld, acc, blocks, width, multiply, reduction)
     while width > 1:     # sum the blocks' reduced results: every block ends up holding it
         r = bld.xor(bld.shuffle("blocks", r, r, 0, hint="sum"), bld.shuffle("blocks", r, r, 1, hint="sum"), hint="sum")
         width //= 2
     bld.vst128("y", 0, bld.bswap(r, hint="out"))
+    return prog
+
+
+def update_unsummed(blocks: int, width: int, multiply: str = "schoolbook", reduction: str = "shifts") -> Program:
+    """The core of `update` for a loop that keeps y in a register: input `acc` (y as a
+    block integer in block 0, zero in the others), output the reduced products of each
+    block (their sum across the vector is the new y as a block integer). The caller sums
+    the blocks the way its ISA does best."""
+    _check_width(blocks, width)
+    _check_choices(multiply, reduction)
+    prog = Program(f"ghash_update_x{blocks}_unsummed", LANE, _memories(blocks, multiply), lanes=2 * width,
+                   inputs=("acc",))
+    bld = Builder(prog)
+    r = _hash_blocks(bld, "acc", blocks, width, multiply, reduction)
+    prog.outputs = (r,)
     return prog
 
 

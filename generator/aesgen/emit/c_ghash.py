@@ -479,6 +479,7 @@ class CGhashEmitter(Emitter):
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
                  "rank": v.rank, "features": c_mask(v.target.cpu_features),
                  "table_bytes": ghash.table_bytes(n, m.multiply),
+                 "table": ghash.table_layout(n, m.multiply),
                  "info": f"{n} blocks per reduction, {m.multiply}, reduction by {m.reduction}, "
                          f"{'portable holes multiply' if isa is PORTABLE else isa.name}"}
         text = renderer.render(self.template, variant=v, summary=summary, context={

@@ -29,13 +29,14 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .. import reference, reference_xts, regplan
+from .. import reference, reference_gcm, reference_xts, regplan
+from ..algorithm import ghash
 from ..features import c_mask
 from ..ir import Program
 from ..machine import objdump
 from ..machine.abi import Abi
 from ..machine.common import SCHEDULE_MISALIGN, Instr, Label, MachineError, Memory
-from ..model import ModelError, expect_equal
+from ..model import ModelError, execute, expect_equal
 from ..regplan import KeyTracker, Need, Plan, PlanError
 from ..space import Space
 from ..targets import Field, Target, distinct, one_of, show
@@ -58,6 +59,13 @@ DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
 # call with fewer messages than the widest takes a narrower one
 CBC_LANE_KERNELS = 3              # AESGEN_CBC_LANE_KERNELS in runtime/src/aesgen_variant.h
 LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
+# The GHASH of the stitched GCM loops (an emitter with a "gcm" mode emitter): blocks per
+# reduction, multiply, reduction. The loops read the hash-key table a GHASH variant of
+# the same blocks and multiply writes (ghash.table_layout; the runtime checks the names
+# match), so this is the method of the wide x86-64 GHASH variants (vpclmul256/512).
+GCM_GHASH = (16, "karatsuba", "clmul")
+GCM_MODES = ("gcm_seal", "gcm_open")
+GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
 
 
 def cbc_lane_vectors(n: int) -> list[int]:
@@ -489,6 +497,8 @@ class HwLoopEmitter(Emitter):
             functions.append(Function(sym, mode, plan, asm.code))
         if variant.direction == "enc" and "cbc_lanes" in self.mode_emitters:
             functions += self.cbc_lanes_functions(variant, n, constants, omitted)
+        if variant.direction == "enc" and "gcm" in self.mode_emitters:
+            functions += self.gcm_functions(variant, constants, omitted)
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
                      constants.items if constants is not None else [], omitted)
 
@@ -511,6 +521,46 @@ class HwLoopEmitter(Emitter):
             asm = Asm(f"aesgen_{variant.name}_cbc_lanes{lanes}")
             self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
             out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes))
+        return out
+
+    def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
+        """Registers the stitched loop's GHASH program needs at once (hook); fused: with
+        its XORs fused into three-input ones where the ISA has them."""
+        raise NotImplementedError
+
+    def gcm_functions(self, variant: Variant, constants, omitted: list) -> list[Function]:
+        """The stitched GCM functions, seal and open: C = GCM_GHASH's blocks per reduction
+        in C / lanes data vectors, the counter and y carried, the hash's registers as
+        temporaries live through every round, fused into three-input XORs unless that
+        costs resident round keys. Where that does not fit the budget (or C is
+        no whole number of vectors) there is none, `omitted` says why, and the runtime runs
+        CTR and GHASH in two passes."""
+        target = variant.target
+        powers, multiply, reduction = GCM_GHASH
+        lanes = self.lanes(target)
+        if powers % lanes:
+            omitted.append(f"gcm: no stitched loop ({powers} blocks per reduction are no whole number of vectors)")
+            return []
+        prog = ghash.update_unsummed(powers, lanes, multiply, reduction)
+        keys = reference.rounds_for(variant.key_bits) + 1
+        plans, error = [], None
+        for fused in (True, False):     # the fewest operations, unless that costs resident keys
+            need = Need(data=powers // lanes, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
+                        keys=keys, temp_phase="all")
+            try:
+                plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
+                                           **self.plan_options(target)), fused))
+            except PlanError as e:
+                error = error or e
+        if not plans:
+            omitted.append(f"gcm: no stitched loop ({error}); the runtime runs CTR and GHASH in two passes")
+            return []
+        plan, fused = next((p for p in plans if p[0].policy == "resident"), plans[0])
+        out = []
+        for mode in GCM_MODES:
+            asm = Asm(f"aesgen_{variant.name}_{mode}")
+            self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
+            out.append(Function(asm.fn, mode, plan, asm.code))
         return out
 
     def setkey_function(self, name: str, key_bits: int, direction: str) -> Function:
@@ -627,6 +677,35 @@ class HwLoopEmitter(Emitter):
             expect_equal(f"{where}, lane {i}", mem.bytes_of(f"out{i}"), out)
             expect_equal(f"{where}, lane {i}: chain value after", mem.bytes_of("chains")[16 * i:16 * i + 16], chain)
 
+    def _run_gcm(self, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], chunks: int, in_place: bool,
+                 rng, machine) -> None:
+        """One model run of a stitched GCM function over whole chunks against the reference
+        CTR and GHASH (of the output when sealing, of the input when opening), with the
+        hash-key table the GHASH set-up program writes for this key."""
+        key, sched = keyed
+        powers, multiply, reduction = GCM_GHASH
+        count = chunks * powers
+        h = reference.encrypt_block(key, bytes(16))
+        table = bytearray(ghash.table_bytes(powers, multiply))
+        execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
+        data, y = rng.randbytes(16 * count), rng.randbytes(16)
+        iv = no_carry_counter(rng.randbytes(16), count)
+        mem = Memory()
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
+        src = mem.add("in", data, misalign=rng.randrange(16))
+        dst = mem.add("out", data, alias_of="in") if in_place else \
+            mem.add("out", bytes(16 * count), misalign=rng.randrange(16))
+        ivp = mem.add("iv", iv)
+        tp = mem.add("htable", bytes(table), misalign=8)
+        gp = mem.add("hash_state", y + tp.to_bytes(8, "little"), misalign=8)
+        m = machine(mem)
+        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
+        self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp, gp), where)
+        out, _ = reference_mode("enc", "ctr", key, iv, data)
+        expect_equal(where, mem.bytes_of("out"), out)
+        hashed = out if fn.mode == "gcm_seal" else data
+        expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, hashed, y))
+
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
                  rodata: tuple[int, bytes] | None = None) -> tuple[int, list[int]]:
         """Every function at every block count, in place and out of place, cycling through
@@ -641,6 +720,13 @@ class HwLoopEmitter(Emitter):
                               [k * built.lanes + r for k in range(2, built.interleave) for r in (0, 1)])
         runs = 0
         for fn in built.functions:
+            if fn.mode in GCM_MODES:
+                for chunks in GCM_CHUNKS:
+                    for in_place in (False, True):
+                        self._run_gcm(fn, codes[fn.name], schedules[runs % len(schedules)], chunks, in_place, rng,
+                                      lambda mem: self.machine_for(built, mem, rodata))
+                        runs += 1
+                continue
             if fn.mode == "cbc_lanes":
                 for steps in LANE_STEPS:
                     for in_place in (False, True):
@@ -662,6 +748,9 @@ class HwLoopEmitter(Emitter):
         if any(fn.mode == "cbc_lanes" for fn in built.functions):
             counted += (f" (the CBC lanes functions: {', '.join(map(str, LANE_STEPS))} steps of every lane, each "
                         f"message at its own misalignment)")
+        if any(fn.mode in GCM_MODES for fn in built.functions):
+            counted += (f" (the GCM functions: {', '.join(map(str, GCM_CHUNKS))} chunks of {GCM_GHASH[0]} blocks, "
+                        f"against the reference CTR and GHASH)")
         if built.setkey:
             where = f" ({self.setkey_file}, shared)" if self.setkey_file else ""
             return (f"the model ran the key set-up{where} on 3 keys against FIPS-197's key expansion, and every "
@@ -751,6 +840,8 @@ class HwLoopEmitter(Emitter):
                          + "; ".join(f"{f.mode}{f.lanes or ''}: {f.plan.policy}" for f in built.functions)}
         context = {"guard": self.compile_guard, "v": facts,
                    "functions": {fn.mode: fn.name for fn in built.functions if fn.mode != "cbc_lanes"},
+                   "gcm": ({"blocks": GCM_GHASH[0], "table": ghash.table_layout(GCM_GHASH[0], GCM_GHASH[1])}
+                           if any(fn.mode in GCM_MODES for fn in built.functions) else None),
                    "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
                                  if fn.mode == "cbc_lanes"]}
         if built.setkey and self.setkey_file:

@@ -21,6 +21,9 @@ from ..machine.abi import SYSV
 from ..machine.common import Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
+from ..ir import Program
+from ..passes import fuse_ternary
+from ..machine.common import Instr
 from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
 from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
@@ -231,52 +234,59 @@ def emit_ecb(em: LoopEmitter) -> None:
     em.parallel(body)
 
 
+def ctr_setup(em: LoopEmitter, ctr: V) -> None:
+    """ctr = a little-endian copy of the counter block, lane l holding counter + l."""
+    isa, consts = em.isa, em.consts
+    em.kt.clobber(ctr.n, "counter")
+    em.load_block_by_halves(ctr, M(IV, 0), note="the counter block")
+    if isa.encoding == "sse":
+        em.asm("shufb", ctr, ctr, consts.bswap())
+    else:
+        em.asm("shufb", ctr, ctr, consts.bswap(), note="to little-endian")
+    em.asm("addq", ctr, ctr, consts.counter_add(0, "lane l: +l"))
+
+
+def ctr_blocks(em: LoopEmitter, ctr: V, regs, kind: str) -> None:
+    """One iteration of CTR over the data registers `regs`: counter blocks, the rounds,
+    the final XOR with the input folded into the last round key, the stores; ctr moves
+    on past them."""
+    isa, consts = em.isa, em.consts
+    span = _span(kind)
+    lanes = span // 16
+    datas = [em.v(r, kind) for r in regs]
+    c = ctr.view(kind)
+    k0 = em.key(0, kind)
+    for j, d in enumerate(datas):
+        em.kt.clobber(d.n)
+        if j == 0:
+            if isa.encoding == "sse":
+                em.asm("mov", d, c)
+            else:
+                em.asm("shufb", d, c, consts.bswap())
+        else:
+            inc = consts.uniform_add(j * isa.lanes)   # lane l of ctr is already counter + l
+            if isa.encoding == "sse":
+                em.asm("mov", d, c)
+                em.asm("addq", d, d, inc)
+            else:
+                em.asm("addq", d, c, inc)
+        if isa.encoding == "sse" or j > 0:
+            em.asm("shufb", d, d, consts.bswap())
+        em.xor(d, d, k0)
+    step = len(datas) * lanes
+    em.asm("addq", ctr, ctr, consts.uniform_add(step))
+    em.middle_rounds(datas)
+    em.last_round(datas, fold=lambda j, t: M(IN, j * span))
+    for j, d in enumerate(datas):
+        em.asm("store", M(OUT, j * span), d)
+    em.restore_borrowed()
+
+
 def emit_ctr(em: LoopEmitter) -> None:
     """Counter blocks from a little-endian copy of the counter in `ctr` (lane l holds
     counter + l); the caller guarantees no carry out of the low 64 bits in this call."""
-    isa, consts = em.isa, em.consts
     ctr = em.v(em.plan.aux[0])
-
-    def setup():
-        em.kt.clobber(ctr.n, "counter")
-        em.load_block_by_halves(ctr, M(IV, 0), note="the counter block")
-        if isa.encoding == "sse":
-            em.asm("shufb", ctr, ctr, consts.bswap())
-        else:
-            em.asm("shufb", ctr, ctr, consts.bswap(), note="to little-endian")
-        em.asm("addq", ctr, ctr, consts.counter_add(0, "lane l: +l"))
-
-    def body(regs, kind):
-        span = _span(kind)
-        lanes = span // 16
-        datas = [em.v(r, kind) for r in regs]
-        c = ctr.view(kind)
-        k0 = em.key(0, kind)
-        for j, d in enumerate(datas):
-            em.kt.clobber(d.n)
-            if j == 0:
-                if isa.encoding == "sse":
-                    em.asm("mov", d, c)
-                else:
-                    em.asm("shufb", d, c, consts.bswap())
-            else:
-                inc = consts.uniform_add(j * isa.lanes)   # lane l of ctr is already counter + l
-                if isa.encoding == "sse":
-                    em.asm("mov", d, c)
-                    em.asm("addq", d, d, inc)
-                else:
-                    em.asm("addq", d, c, inc)
-            if isa.encoding == "sse" or j > 0:
-                em.asm("shufb", d, d, consts.bswap())
-            em.xor(d, d, k0)
-        step = len(datas) * lanes
-        em.asm("addq", ctr, ctr, consts.uniform_add(step))
-        em.middle_rounds(datas)
-        em.last_round(datas, fold=lambda j, t: M(IN, j * span))
-        for j, d in enumerate(datas):
-            em.asm("store", M(OUT, j * span), d)
-        em.restore_borrowed()
-    em.parallel(body, setup)
+    em.parallel(lambda regs, kind: ctr_blocks(em, ctr, regs, kind), lambda: ctr_setup(em, ctr))
 
 
 def emit_cbc_decrypt(em: LoopEmitter) -> None:
@@ -571,6 +581,199 @@ def emit_cbc_lanes(em: LoopEmitter) -> None:
     em.ret()
 
 
+GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), then the table's address
+HT = PTR                   # the GHASH table, loaded from the hash state
+
+
+class GhashSide:
+    """A GHASH program of algorithm/ghash.py (update_unsummed) as this ISA's instructions,
+    for a stitched GCM loop: table reads and constants become memory operands, every
+    other value a register of `pool`, taken when the value is made and given back after
+    its last use. `peak` is the registers the program needs (plan the loop with it)."""
+
+    def __init__(self, em: "LoopEmitter | None", prog: Program, kind: str, consts: Constants, evex: bool):
+        if evex:     # three-input XORs (vpternlogq): fewer operations beside the AES rounds
+            prog = fuse_ternary(prog)
+        self.em, self.prog, self.kind, self.consts = em, prog, kind, consts
+        last = {}
+        for i, op in enumerate(prog.ops):
+            for x in op.args:
+                if isinstance(x, str):
+                    last[x] = i
+        self.last = last
+        self.peak = self._translate(None, lambda off: M(IN, off), list(range(64)), None)[1]
+
+    def _translate(self, asm, data, pool: list[int], acc: V | None):
+        kind, consts = self.kind, self.consts
+        free = list(pool)
+        used, peak = set(), 0
+        vals: dict[str, object] = {"acc": acc}
+        out = self.prog.outputs[0]
+
+        def take() -> V:
+            nonlocal peak
+            n = free.pop(0)
+            used.add(n)
+            peak = max(peak, len(pool) - len(free))
+            return V(kind, n)
+
+        def emit(*ins, note=""):
+            if asm is not None:
+                asm(*ins, note=note)
+
+        for i, op in enumerate(self.prog.ops):
+            a = [] if op.code == "vld" else [vals[x] if isinstance(x, str) else x for x in op.args]
+            for x in set(x for x in op.args if isinstance(x, str)):
+                if self.last[x] == i and x != "acc" and isinstance(vals.get(x), V):
+                    free.insert(0, vals[x].n)
+                    free.sort()
+            if op.code == "vld" and op.args[0] == "htable":
+                vals[op.dst] = M(HT, op.args[1])
+                continue
+            if op.code in ("unpacklo", "unpackhi") and all(isinstance(x, int) for x in op.args):
+                lo, hi, bits = op.args
+                assert bits == 64, op
+                vals[op.dst] = consts.vector(f"{lo:#x}, {hi:#x} in every lane",
+                                             [lo.to_bytes(8, "little") + hi.to_bytes(8, "little")]
+                                             * (V(kind, 0).width // 16))
+                continue
+            if op.code == "ternary":
+                x, y, z, table = a
+                if table != 0x96 or len({str(v) for v in (x, y, z)}) != 3:
+                    raise PlanError(f"{self.prog.name}: {op} is not a three-input XOR")
+                x, y, z = sorted((x, y, z), key=lambda v: not isinstance(v, V))   # memory last
+                dying = [v for v in (x, y) if isinstance(v, V) and v.n in free]   # freed above: last use
+                if dying:       # dst ^= b ^ c in place, in a source that dies here
+                    d = dying[0]
+                    free.remove(d.n)
+                    others = [v for v in (x, y, z) if v != d]
+                else:
+                    d = take()
+                    emit("mov", d, x)
+                    others = [y, z]
+                emit("xor3", d, *others)
+                vals[op.dst] = d
+                continue
+            d = take()
+            if op.code == "vld":
+                emit("load", d, data(op.args[1]), note="ciphertext to hash")
+            elif op.code == "bswap":
+                emit("shufb", d, a[0], consts.bswap())
+            elif op.code == "swap64":
+                emit("pshufd", d, a[0], Imm(0x4E))
+            elif op.code == "xor":
+                x, y = a if isinstance(a[0], V) else a[::-1]
+                emit("xor", d, x, y)
+            elif op.code == "clmul":
+                x, y, sel = a
+                if not isinstance(x, V):
+                    x, y, sel = y, x, (sel >> 4 & 1) | (sel & 1) << 4
+                emit("clmul", d, x, y, Imm(sel))
+            else:
+                raise PlanError(f"{self.prog.name}: no x86-64 spelling of {op.code} in a stitched loop")
+            vals[op.dst] = d
+        return vals[out], peak
+
+    def emit(self, asm, data, pool: list[int], acc: V) -> None:
+        """The program, then its blocks summed into acc's low block (the others zeroed):
+        the new y as a block integer."""
+        em = self.em
+        r, _ = self._translate(asm, data, pool, acc.view(self.kind))
+        rest = [n for n in pool if n != r.n]
+        lanes = r.width // 16
+        parts = [V("xmm", n) for n in rest[:lanes - 1]]
+        for lane, t in enumerate(parts, 1):
+            asm("extract128", t, r, Imm(lane), note="sum the blocks" if lane == 1 else "")
+        if len(parts) == 3:
+            asm("xor3", parts[0], parts[1], parts[2])
+        elif len(parts) == 2:
+            asm("xor", parts[0], parts[0], parts[1])
+        x = acc.view("xmm")
+        if parts:
+            asm("xor", x, r.view("xmm"), parts[0], note="y, the upper blocks zeroed")
+        else:
+            asm("mov", x, r.view("xmm"))
+        for n in pool:
+            em.kt.clobber(n, "ghash")
+
+
+def merge_rounds(aes: list[Instr], side: list[Instr]) -> list[Instr]:
+    """Interleave `side` into the AES instruction stream: spread evenly over the AES ops
+    of the middle rounds (one AES op, then its share of the side stream), all of it
+    before the final round, whose stores may overwrite what the side stream reads."""
+    slots = [i for i, ins in enumerate(aes) if ins.op in ("aesenc", "aesdec")]
+    if not side:
+        return list(aes)
+    if not slots:
+        raise PlanError("no middle round to interleave the hash with")
+    share = {}
+    for g in range(len(side)):
+        share.setdefault(slots[g * len(slots) // len(side)], []).append(side[g])
+    out = []
+    for i, ins in enumerate(aes):
+        out.append(ins)
+        out.extend(share.get(i, ()))
+    return out
+
+
+def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
+    """GCM over whole chunks of C blocks (C = the hash's blocks per reduction, a whole
+    number of iterations of N vectors): the CTR keystream of each chunk with the GHASH of
+    a chunk of ciphertext interleaved into its rounds. Sealing hashes the previous
+    chunk's output (a chunk's ciphertext exists only after its final round), so the
+    first chunk runs alone and the last chunk's hash after the loop; opening hashes the
+    chunk it decrypts, read before any store. y stays in a register as a block integer;
+    the hash state (GST) holds y and the table's address. fused: the hash's XORs fused
+    into three-input ones (EVEX)."""
+    a, p, isa, consts = em.asm, em.plan, em.isa, em.consts
+    kind = isa.kind
+    ctr, acc = em.v(p.aux[0]), em.v(p.aux[1])
+    chunk = len(p.data) * isa.lanes
+    side = GhashSide(em, prog, kind, consts, fused and isa.encoding == "evex")
+    pool = list(p.temps)
+    em.entry()
+    em.load_resident_keys()
+    ctr_setup(em, ctr)
+    a("loadg", HT, M(GST, 16), note="the GHASH table")
+    em.kt.clobber(acc.n, "y")
+    a("load", acc.view("xmm"), M(GST, 0), note="y")
+    a("shufb", acc.view("xmm"), acc.view("xmm"), consts.bswap(), note="as a block integer")
+    done = a.label("done")
+
+    def chunk_with_hash(data) -> None:
+        main, em.asm = em.asm, Asm(a.fn)
+        ctr_blocks(em, ctr, list(p.data), kind)
+        aes = em.asm.code
+        em.asm = Asm(a.fn)
+        if data is not None:
+            side.emit(em.asm, data, pool, acc)
+        hashed = em.asm.code
+        em.asm = main
+        main.code.extend(merge_rounds(aes, hashed))
+
+    previous = lambda off: M(OUT, off - 16 * chunk)
+    em.loop_head(chunk, done)
+    if seal:
+        chunk_with_hash(None)
+        em.advance(chunk)
+        last = a.label("last")
+        em.loop_head(chunk, last)
+    top = a.label("loop")
+    a.place(top)
+    em.check_keys_valid("loop head")
+    chunk_with_hash(previous if seal else (lambda off: M(IN, off)))
+    em.advance(chunk)
+    em.check_keys_valid("loop back edge")
+    em.loop_back(chunk, top)
+    if seal:
+        a.place(last)
+        side.emit(a, previous, pool, acc)
+    a.place(done)
+    a("shufb", acc.view("xmm"), acc.view("xmm"), consts.bswap())
+    a("store", M(GST, 0), acc.view("xmm"), note="y for the caller")
+    em.ret()
+
+
 class X86AesEmitter(HwLoopEmitter):
     name = "x86_64_aes"
     machine = machine
@@ -578,7 +781,7 @@ class X86AesEmitter(HwLoopEmitter):
     loop_class = LoopEmitter
     asm_template = "x86_64_aes/variant.S.j2"
     mode_emitters = {"ecb": emit_ecb, "ctr": emit_ctr, "cbc_enc": emit_cbc_encrypt, "cbc_dec": emit_cbc_decrypt,
-                     "xts": emit_xts, "cbc_lanes": emit_cbc_lanes}
+                     "xts": emit_xts, "cbc_lanes": emit_cbc_lanes, "gcm": emit_gcm}
     direction_modes = {d: modes + ("xts",) for d, modes in DIRECTION_MODES.items()}
     optional_modes = ("xts",)
     parameters = ("interleave", "key_policy", "vector_bits")
@@ -631,6 +834,10 @@ class X86AesEmitter(HwLoopEmitter):
 
     def plan_options(self, target: Target) -> dict:
         return {"memory_operands": self.isa(target).key_memory_operand}
+
+    def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
+        isa = self.isa(target)
+        return GhashSide(None, prog, isa.kind, constants, fused and isa.encoding == "evex").peak
 
     def lanes(self, target: Target) -> int:
         return self.isa(target).lanes

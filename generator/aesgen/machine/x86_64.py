@@ -92,12 +92,13 @@ XOR3 = "xor3"
 LOADLO, LOADHI, DUP128 = "loadlo", "loadhi", "dup128"
 BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 # (dst, src, mem, Imm): dst = src with 128-bit lane Imm read from mem (vinserti128 /
-# vinserti32x4); (mem, src, Imm): lane Imm of src stored to mem (vextracti128 /
-# vextracti32x4); (dst, mem): a 64-bit general register loaded (movq), e.g. a pointer
+# vinserti32x4); (mem or xmm, src, Imm): lane Imm of src stored to mem or copied to an
+# xmm register (vextracti128 / vextracti32x4); (dst, mem): a 64-bit general register
+# loaded (movq), e.g. a pointer
 INSERT128, EXTRACT128, LOADG = "insert128", "extract128", "loadg"
-# The key set-up's instructions (xmm only). (dst, src, Imm): AESKEYGENASSIST, SubWord of
-# words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, dst word i = src word
-# (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS, words 0-1 chosen from src1 and 2-3 from
+# The key set-up's instructions (xmm only, but PSHUFD). (dst, src, Imm): AESKEYGENASSIST,
+# SubWord of words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, in each
+# 128-bit lane dst word i = src word (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS, words 0-1 chosen from src1 and 2-3 from
 # src2. (dst, src): AESIMC, InvMixColumns. (mem, src): the low 8 bytes stored (movq)
 KEYGEN, PSHUFD, SHUFPS, AESIMC, STORELO = "keygenassist", "pshufd", "shufps", "aesimc", "storelo"
 
@@ -138,7 +139,7 @@ def check_encodable(ins: Instr, enc: str) -> None:
             raise EncodingError(f"{ins.op}: {r} needs VEX/EVEX")
         if enc == "vex" and (r.kind == "zmm" or r.n > 15):
             raise EncodingError(f"{ins.op}: {r} needs EVEX")
-    if ins.op in (KEYGEN, PSHUFD, SHUFPS, AESIMC, STORELO) and any(r.kind != "xmm" for r in regs):
+    if ins.op in (KEYGEN, SHUFPS, AESIMC, STORELO) and any(r.kind != "xmm" for r in regs):
         raise EncodingError(f"{ins.op}: the key set-up's instructions are emitted on xmm only")
     if enc == "sse" and ins.op in VEC3_OPS + SHIFT_OPS + (CLMUL, SHUFPS) and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
@@ -156,6 +157,8 @@ def check_encodable(ins: Instr, enc: str) -> None:
         wide = ins.args[0] if ins.op == INSERT128 else ins.args[1]
         if enc == "sse" or wide.kind == "xmm":
             raise EncodingError(f"{ins.op}: a 128-bit lane of a ymm or zmm register")
+        if ins.op == EXTRACT128 and isinstance(ins.args[0], V) and ins.args[0].kind != "xmm":
+            raise EncodingError(f"{ins.op}: a 128-bit lane goes to an xmm register")
         if not 0 < ins.args[-1].value < wide.width // 16:
             raise EncodingError(f"{ins.op}: {wide} has no lane {ins.args[-1].value} past lane 0")
 
@@ -342,7 +345,10 @@ class Machine(_Machine):
             self.mem.write(self._addr(dst), b"".join(self.vec[src.n][:lanes]))
             return None
         if op == EXTRACT128:
-            self.mem.write(self._addr(dst), self.vec[a[1].n][a[2].value])
+            if isinstance(dst, V):
+                self.write_vec(dst, [self.vec[a[1].n][a[2].value]], [None])
+            else:
+                self.mem.write(self._addr(dst), self.vec[a[1].n][a[2].value])
             return None
         lanes = dst.width // 16
         if op == "load":
@@ -372,11 +378,13 @@ class Machine(_Machine):
             values[a[3].value], tags[a[3].value] = self.mem.read(self._addr(a[2]), 16), None
             self.write_vec(dst, values, tags)
             return None
-        if op in (KEYGEN, PSHUFD, AESIMC):
+        if op == PSHUFD:
+            picks = [a[2].value >> 2 * i & 3 for i in range(4)]
+            self.write_vec(dst, [_words(lane, picks) for lane in self.vec[a[1].n][:lanes]], [None] * lanes)
+            return None
+        if op in (KEYGEN, AESIMC):
             lane = self.vec[a[1].n][0]
-            out = keygen_assist(lane, a[2].value) if op == KEYGEN else \
-                _words(lane, [a[2].value >> 2 * i & 3 for i in range(4)]) if op == PSHUFD else \
-                reference.mix_columns(lane, inverse=True)
+            out = keygen_assist(lane, a[2].value) if op == KEYGEN else reference.mix_columns(lane, inverse=True)
             self.write_vec(dst, [out], [None])
             return None
         if op == SHUFPS:

@@ -16,9 +16,9 @@
  * cbc_lanes (32 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
- * gcm_seal: resident: all 15 round keys resident; 4 data, 2 loop-carried, 10 temporaries; 31 of 32 registers.
- * gcm_open: resident: all 15 round keys resident; 4 data, 2 loop-carried, 10 temporaries; 31 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 246 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers.
+ * gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 246 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -41,7 +41,7 @@ void aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8(const void *rk, uint8_t *co
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes256_enc__x86_64_vaes512_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
-/* GCM over whole chunks of 16 blocks: CTR from counter[] (low 64 bits, as ctr) with
+/* GCM over whole chunks of 32 blocks: CTR from counter[] (low 64 bits, as ctr) with
    the GHASH of the ciphertext stitched in (aesgen_variant.h). */
 aesgen_gcm_fn aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal;
 aesgen_gcm_fn aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open;
@@ -68,7 +68,7 @@ const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8 = {
     .cbc = aesgen_aes256_enc__x86_64_vaes512_x8_cbc,
     .ctr = aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry,
     .xts = aesgen_aes256_enc__x86_64_vaes512_x8_xts,
-    .gcm_blocks = 16,
+    .gcm_blocks = 32,
     .gcm_table = "16 twisted powers, then their half sums",
     .gcm_seal = aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal,
     .gcm_open = aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open,

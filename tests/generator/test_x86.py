@@ -6,6 +6,7 @@ from pathlib import Path
 
 from aesgen import pipeline, regplan
 from aesgen.emit import EMITTERS
+from aesgen.emit.hwloop import gcm_chunk
 from aesgen.machine.common import Instr
 from aesgen.model import ModelError
 from aesgen.regplan import KeyTracker, Need, PlanError
@@ -153,6 +154,12 @@ class GcmLoop(unittest.TestCase):
         _, b = built("aes128_dec__x86_64_vaes512_x8")
         self.assertEqual([f for f in b.functions if f.mode.startswith("gcm")], [])
 
+    def test_chunks_keep_the_interleave(self):
+        for name, chunk in (("aes128_enc__x86_64_vaes512_x8", 32), ("aes256_enc__x86_64_vaes256_avx512vl_x8", 16)):
+            _, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "gcm_seal")
+            self.assertEqual(gcm_chunk(b, fn), chunk, name)
+
     def test_the_hash_runs_inside_the_middle_rounds(self):
         from aesgen.emit.x86_64_aes import merge_rounds
         aes = [Instr("aesenc", ()), Instr("aesenc", ()), Instr("aesenclast", ()), Instr("store", ())]
@@ -167,7 +174,7 @@ class GcmLoop(unittest.TestCase):
         keyed = (key, em.schedule_bytes(b, key))
         machine = lambda mem: em.machine_for(b, mem, None)
         for chunks in (1, 2, 3):
-            em._run_gcm(fn, code, keyed, chunks, chunks == 2, random.Random(chunks), machine)
+            em._run_gcm(fn, code, keyed, chunks, chunks == 2, random.Random(chunks), machine, gcm_chunk(b, fn))
 
     def test_a_wrong_hash_is_caught(self):
         from aesgen.machine.x86_64 import Imm
@@ -189,7 +196,7 @@ class GcmLoop(unittest.TestCase):
         em, b = built("aes256_enc__x86_64_vaes512_x8")
         fn = next(f for f in b.functions if f.mode == "gcm_seal")
         # the loop hashes the chunk it is writing instead of the one before
-        code = [Instr(i.op, (i.args[0], M(i.args[1].base, i.args[1].disp + 256)), i.key, i.note)
+        code = [Instr(i.op, (i.args[0], M(i.args[1].base, i.args[1].disp + 16 * gcm_chunk(b, fn))), i.key, i.note)
                 if i.op == "load" and i.note == "ciphertext to hash" else i for i in fn.code]
         self.assertNotEqual(code, fn.code)
         with self.assertRaises(ModelError):

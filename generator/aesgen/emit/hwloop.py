@@ -73,6 +73,11 @@ def cbc_lane_vectors(n: int) -> list[int]:
     return sorted({n >> k for k in range(CBC_LANE_KERNELS) if n >> k >= 1}, reverse=True)
 
 
+def gcm_chunk(built: "Built", fn: "Function") -> int:
+    """The blocks of one iteration of a stitched GCM function: the whole calls it takes."""
+    return len(fn.plan.data) * built.lanes
+
+
 def block_counts(lanes: int, step: int, extra: Sequence[int] = ()) -> list[int]:
     """Block counts around every loop boundary: none, one, a vector, a main-loop batch,
     two batches and their neighbours."""
@@ -529,8 +534,8 @@ class HwLoopEmitter(Emitter):
         raise NotImplementedError
 
     def gcm_functions(self, variant: Variant, constants, omitted: list) -> list[Function]:
-        """The stitched GCM functions, seal and open: C = GCM_GHASH's blocks per reduction
-        in C / lanes data vectors, the counter and y carried, the hash's registers as
+        """The stitched GCM functions, seal and open: chunks of C blocks, a whole number of
+        GCM_GHASH's blocks per reduction, in C / lanes data vectors, the counter and y carried, the hash's registers as
         temporaries live through every round, fused into three-input XORs unless that
         costs resident round keys. Where that does not fit the budget (or C is
         no whole number of vectors) there is none, `omitted` says why, and the runtime runs
@@ -543,9 +548,13 @@ class HwLoopEmitter(Emitter):
             return []
         prog = ghash.update_unsummed(powers, lanes, multiply, reduction)
         keys = reference.rounds_for(variant.key_bits) + 1
+        # the variant's interleave where it holds whole hashes (two 16-block hashes, one
+        # after the other, per 32-block iteration on zmm), else one hash's vectors
+        per_hash = powers // lanes
+        vectors = max(per_hash, variant.param("interleave") // per_hash * per_hash)
         plans, error = [], None
         for fused in (True, False):     # the fewest operations, unless that costs resident keys
-            need = Need(data=powers // lanes, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
+            need = Need(data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
                         keys=keys, temp_phase="all")
             try:
                 plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
@@ -678,13 +687,13 @@ class HwLoopEmitter(Emitter):
             expect_equal(f"{where}, lane {i}: chain value after", mem.bytes_of("chains")[16 * i:16 * i + 16], chain)
 
     def _run_gcm(self, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], chunks: int, in_place: bool,
-                 rng, machine) -> None:
+                 rng, machine, chunk: int) -> None:
         """One model run of a stitched GCM function over whole chunks against the reference
         CTR and GHASH (of the output when sealing, of the input when opening), with the
         hash-key table the GHASH set-up program writes for this key."""
         key, sched = keyed
         powers, multiply, reduction = GCM_GHASH
-        count = chunks * powers
+        count = chunks * chunk
         h = reference.encrypt_block(key, bytes(16))
         table = bytearray(ghash.table_bytes(powers, multiply))
         execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
@@ -724,7 +733,7 @@ class HwLoopEmitter(Emitter):
                 for chunks in GCM_CHUNKS:
                     for in_place in (False, True):
                         self._run_gcm(fn, codes[fn.name], schedules[runs % len(schedules)], chunks, in_place, rng,
-                                      lambda mem: self.machine_for(built, mem, rodata))
+                                      lambda mem: self.machine_for(built, mem, rodata), gcm_chunk(built, fn))
                         runs += 1
                 continue
             if fn.mode == "cbc_lanes":
@@ -749,7 +758,8 @@ class HwLoopEmitter(Emitter):
             counted += (f" (the CBC lanes functions: {', '.join(map(str, LANE_STEPS))} steps of every lane, each "
                         f"message at its own misalignment)")
         if any(fn.mode in GCM_MODES for fn in built.functions):
-            counted += (f" (the GCM functions: {', '.join(map(str, GCM_CHUNKS))} chunks of {GCM_GHASH[0]} blocks, "
+            chunk = next(gcm_chunk(built, fn) for fn in built.functions if fn.mode in GCM_MODES)
+            counted += (f" (the GCM functions: {', '.join(map(str, GCM_CHUNKS))} chunks of {chunk} blocks, "
                         f"against the reference CTR and GHASH)")
         if built.setkey:
             where = f" ({self.setkey_file}, shared)" if self.setkey_file else ""
@@ -840,8 +850,8 @@ class HwLoopEmitter(Emitter):
                          + "; ".join(f"{f.mode}{f.lanes or ''}: {f.plan.policy}" for f in built.functions)}
         context = {"guard": self.compile_guard, "v": facts,
                    "functions": {fn.mode: fn.name for fn in built.functions if fn.mode != "cbc_lanes"},
-                   "gcm": ({"blocks": GCM_GHASH[0], "table": ghash.table_layout(GCM_GHASH[0], GCM_GHASH[1])}
-                           if any(fn.mode in GCM_MODES for fn in built.functions) else None),
+                   "gcm": next(({"blocks": gcm_chunk(built, fn), "table": ghash.table_layout(*GCM_GHASH[:2])}
+                                for fn in built.functions if fn.mode in GCM_MODES), None),
                    "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
                                  if fn.mode == "cbc_lanes"]}
         if built.setkey and self.setkey_file:

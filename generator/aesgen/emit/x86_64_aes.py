@@ -717,9 +717,9 @@ def merge_rounds(aes: list[Instr], side: list[Instr]) -> list[Instr]:
 
 
 def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
-    """GCM over whole chunks of C blocks (C = the hash's blocks per reduction, a whole
-    number of iterations of N vectors): the CTR keystream of each chunk with the GHASH of
-    a chunk of ciphertext interleaved into its rounds. Sealing hashes the previous
+    """GCM over whole chunks of C blocks (the N vectors of one iteration, a whole number
+    of the hash's blocks per reduction): the CTR keystream of each chunk with the GHASH
+    of a chunk of ciphertext interleaved into its rounds. Sealing hashes the previous
     chunk's output (a chunk's ciphertext exists only after its final round), so the
     first chunk runs alone and the last chunk's hash after the loop; opening hashes the
     chunk it decrypts, read before any store. y stays in a register as a block integer;
@@ -740,13 +740,19 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
     a("shufb", acc.view("xmm"), acc.view("xmm"), consts.bswap(), note="as a block integer")
     done = a.label("done")
 
+    hashes = 16 * chunk // prog.memory("data").length    # one after the other, through y
+
+    def hash_chunk(asm, data) -> None:
+        for k in range(hashes):
+            side.emit(asm, lambda off, k=k: data(off + k * prog.memory("data").length), pool, acc)
+
     def chunk_with_hash(data) -> None:
         main, em.asm = em.asm, Asm(a.fn)
         ctr_blocks(em, ctr, list(p.data), kind)
         aes = em.asm.code
         em.asm = Asm(a.fn)
         if data is not None:
-            side.emit(em.asm, data, pool, acc)
+            hash_chunk(em.asm, data)
         hashed = em.asm.code
         em.asm = main
         main.code.extend(merge_rounds(aes, hashed))
@@ -767,7 +773,7 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
     em.loop_back(chunk, top)
     if seal:
         a.place(last)
-        side.emit(a, previous, pool, acc)
+        hash_chunk(a, previous)
     a.place(done)
     a("shufb", acc.view("xmm"), acc.view("xmm"), consts.bswap())
     a("store", M(GST, 0), acc.view("xmm"), note="y for the caller")

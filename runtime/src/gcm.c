@@ -24,6 +24,7 @@
 #define MAX_TABLE_BYTES (AESGEN_GCM_KEY_BYTES - STATE_BYTES - AESGEN_MAX_SCHEDULE_BYTES)
 #define MAX_TEXT_BYTES ((UINT64_C(1) << 36) - 32) /* 2^39 - 256 bits */
 #define MAX_AAD_BYTES ((UINT64_C(1) << 61) - 1)
+#define MAX_STITCH_BLOCKS 32 /* longest chunk of a stitched loop the one-shot seal stages the rest of */
 
 typedef struct key_state {
     uint32_t magic;
@@ -121,7 +122,8 @@ int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_l
     st->aes = aes;
     st->ghash = ghash;
     st->stitched = aes->gcm_blocks != 0 && aes->gcm_table != NULL && ghash->table != NULL &&
-                   strcmp(aes->gcm_table, ghash->table) == 0 && aes->align == 0;
+                   strcmp(aes->gcm_table, ghash->table) == 0 && aes->align == 0 &&
+                   aes->gcm_blocks <= MAX_STITCH_BLOCKS;
     st->magic = KEY_MAGIC;
     return AESGEN_OK;
 }
@@ -620,6 +622,38 @@ static int open_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_
     return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
 }
 
+/* A message with a 12-byte IV whose text holds at least one chunk of the variant's
+ * stitched loop: the AAD's hash, the text's whole chunks in one pass, then what is left
+ * (fewer than a chunk of blocks and a partial block) staged as in seal_short: one CTR
+ * call and one GHASH call with the lengths block. E_K(J0) comes after the stitched
+ * call, which it does not depend on, so that it overlaps the loop's last hash. */
+static void seal_stitched(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
+                          uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
+{
+    const aesgen_variant *v = kstate(key)->aes;
+    _Alignas(16) uint8_t rest[16 * MAX_STITCH_BLOCKS + 16]; /* what is left, and the lengths block */
+    uint8_t y[16] = {0}, j0[16], counter[16], ek0[16];
+    memcpy(j0, iv, 12);
+    aesgen_store_be32(j0 + 12, 1);
+    memcpy(counter, j0, 16);
+    counter[15] = 2; /* inc32(J0) */
+    ghash_padded(key, y, aad, aad_len);
+    const size_t done = 16 * stitched(key, 0, AESGEN_ENCRYPT, y, counter, out, in, len / 16);
+    aesgen_variant_ecb(v, schedule(key), ek0, j0, 1);
+    const size_t left = len - done, padded = pad16(left);
+    copy_padded(rest, in + done, left);
+    if (left != 0) {
+        gctr(key, 0, counter, rest, rest, padded / 16);
+        memcpy(out + done, rest, left);
+        memset(rest + left, 0, padded - left); /* keystream past the text: zero padding again */
+    }
+    lengths_block(rest + padded, aad_len, len);
+    kstate(key)->ghash->update(htable(key), y, rest, padded / 16 + 1);
+    put_tag(tag, tag_len, y, ek0);
+    aesgen_memwipe(ek0, sizeof ek0);
+    aesgen_memwipe(y, sizeof y);
+}
+
 int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                     size_t aad_len, uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
 {
@@ -630,23 +664,15 @@ int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
         seal_short(key, iv, aad, aad_len, out, in, len, tag, tag_len);
         return AESGEN_OK;
     }
+    if (iv_len == 12 && kstate(key)->stitched && len / 16 >= kstate(key)->aes->gcm_blocks) {
+        seal_stitched(key, iv, aad, aad_len, out, in, len, tag, tag_len);
+        return AESGEN_OK;
+    }
     stream_state st;
     start(&st, key, AESGEN_ENCRYPT, iv, iv_len);
-    if (kstate(key)->stitched && iv_len == 12 && len / 16 >= kstate(key)->aes->gcm_blocks) {
-        /* the AAD, then the text's whole chunks in one pass, then the rest as usual */
-        uint8_t lengths[16];
-        ghash_padded(key, st.y, aad, aad_len);
-        const size_t done = 16 * stitched(key, 0, AESGEN_ENCRYPT, st.y, st.counter, out, in, len / 16);
-        if (len > done)
-            keystream_xor(&st, out + done, in + done, len - done);
-        ghash_padded(key, st.y, out + done, len - done);
-        lengths_block(lengths, aad_len, len);
-        kstate(key)->ghash->update(htable(key), st.y, lengths, 1);
-    } else {
-        if (len != 0)
-            keystream_xor(&st, out, in, len);
-        hash_message(key, st.y, aad, aad_len, out, len);
-    }
+    if (len != 0)
+        keystream_xor(&st, out, in, len);
+    hash_message(key, st.y, aad, aad_len, out, len);
     put_tag(tag, tag_len, st.y, st.ek0);
     aesgen_memwipe(&st, sizeof st);
     return AESGEN_OK;

@@ -28,6 +28,11 @@
 
 /* htable = the twisted powers H^4..H^1 of h = E_K(0) (H^k at 16 * (4 - k)),
  * then their half sums (H^k's at 16 * (2 * 4 - k)). */
+#if defined(__GNUC__)
+/* once per key: compiled for size (the portable multiply with holes, inlined into every
+   product, made this 12 KB) */
+__attribute__((cold))
+#endif
 static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
 {
     const uint64_t hkey_lo = aesgen_load_le64(h + 0), hkey_hi = aesgen_load_le64(h + 0 + 8);

@@ -534,12 +534,12 @@ class HwLoopEmitter(Emitter):
         raise NotImplementedError
 
     def gcm_functions(self, variant: Variant, constants, omitted: list) -> list[Function]:
-        """The stitched GCM functions, seal and open: chunks of C blocks, a whole number of
-        GCM_GHASH's blocks per reduction, in C / lanes data vectors, the counter and y carried, the hash's registers as
-        temporaries live through every round, fused into three-input XORs unless that
-        costs resident round keys. Where that does not fit the budget (or C is
-        no whole number of vectors) there is none, `omitted` says why, and the runtime runs
-        CTR and GHASH in two passes."""
+        """The stitched GCM functions, seal and open: chunks of C blocks (a whole number of
+        GCM_GHASH's blocks per reduction) in C / lanes data vectors, the counter and y
+        carried, the hash's registers temporaries that live through every round, its XORs
+        fused into three-input ones unless that costs resident round keys. Where that does
+        not fit the budget (or a hash is no whole number of vectors) there are none,
+        `omitted` says why, and the runtime runs CTR and GHASH in two passes."""
         target = variant.target
         powers, multiply, reduction = GCM_GHASH
         lanes = self.lanes(target)

@@ -6,7 +6,9 @@ common/x86_64_aes_setkey.S, for every variant of every x86-64 target. Each loop
 interleaves N vectors per iteration with rounds fully unrolled; the key policy comes
 from `regplan.plan`. What is left runs in halves (N/2, N/4, ... 1 vectors, each at most
 once), then one block at a time. Modes: ECB, CBC, CTR and XTS (the tweaks by shifts and
-a carry-less multiply). Every function is executed in the model (machine/x86_64.py) on
+a carry-less multiply); CBC lanes functions; and, where the register plan holds them,
+stitched GCM functions (the CTR rounds with algorithm/ghash.py's update, translated by
+GhashSide, spread over them: merge_rounds). Every function is executed in the model (machine/x86_64.py) on
 block counts around every loop boundary, in place and out of place, before anything is
 written.
 """
@@ -17,13 +19,12 @@ from dataclasses import dataclass
 
 from .. import reference
 from ..machine import x86_64 as machine
+from ..ir import Program
 from ..machine.abi import SYSV
-from ..machine.common import Memory
+from ..machine.common import Instr, Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
-from ..ir import Program
 from ..passes import fuse_ternary
-from ..machine.common import Instr
 from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
 from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
@@ -606,14 +607,13 @@ class GhashSide:
     def _translate(self, asm, data, pool: list[int], acc: V | None):
         kind, consts = self.kind, self.consts
         free = list(pool)
-        used, peak = set(), 0
+        peak = 0
         vals: dict[str, object] = {"acc": acc}
         out = self.prog.outputs[0]
 
         def take() -> V:
             nonlocal peak
             n = free.pop(0)
-            used.add(n)
             peak = max(peak, len(pool) - len(free))
             return V(kind, n)
 
@@ -739,12 +739,12 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
     a("load", acc.view("xmm"), M(GST, 0), note="y")
     a("shufb", acc.view("xmm"), acc.view("xmm"), consts.bswap(), note="as a block integer")
     done = a.label("done")
-
-    hashes = 16 * chunk // prog.memory("data").length    # one after the other, through y
+    hashed_bytes = prog.memory("data").length
+    hashes = 16 * chunk // hashed_bytes    # one after the other, through y
 
     def hash_chunk(asm, data) -> None:
         for k in range(hashes):
-            side.emit(asm, lambda off, k=k: data(off + k * prog.memory("data").length), pool, acc)
+            side.emit(asm, lambda off, k=k: data(off + k * hashed_bytes), pool, acc)
 
     def chunk_with_hash(data) -> None:
         main, em.asm = em.asm, Asm(a.fn)

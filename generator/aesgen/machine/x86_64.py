@@ -98,8 +98,9 @@ BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 INSERT128, EXTRACT128, LOADG = "insert128", "extract128", "loadg"
 # The key set-up's instructions (xmm only, but PSHUFD). (dst, src, Imm): AESKEYGENASSIST,
 # SubWord of words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, in each
-# 128-bit lane dst word i = src word (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS, words 0-1 chosen from src1 and 2-3 from
-# src2. (dst, src): AESIMC, InvMixColumns. (mem, src): the low 8 bytes stored (movq)
+# 128-bit lane dst word i = src word (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS,
+# words 0-1 chosen from src1 and 2-3 from src2. (dst, src): AESIMC, InvMixColumns.
+# (mem, src): the low 8 bytes stored (movq)
 KEYGEN, PSHUFD, SHUFPS, AESIMC, STORELO = "keygenassist", "pshufd", "shufps", "aesimc", "storelo"
 
 

@@ -6,6 +6,10 @@ bad target, template or operation sequence leaves the output folder untouched.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +68,59 @@ def output_paths(variant: Variant) -> list[str]:
     return EMITTERS[variant.target.emitter].outputs(variant)
 
 
+# The jobs of the running render_outputs, for the worker processes it forks (which
+# inherit them: targets, variants and shared sources are built once, never pickled).
+_JOBS: list[Callable[[], list[tuple[str, str]]]] = []
+
+
+def _run_job(index: int) -> list[tuple[str, str]]:
+    return _JOBS[index]()
+
+
+def workers() -> int:
+    """Processes that build and verify variants: AESGEN_JOBS, else the CPUs this process
+    may use (1: everything in this process)."""
+    value = os.environ.get("AESGEN_JOBS", "")
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise AesgenError(f"AESGEN_JOBS={value!r}: a positive number of processes")
+        return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _run_jobs(jobs: list, labels: list[str], progress) -> list[list[tuple[str, str]]]:
+    """Each job's files, in job order: in worker processes forked from this one where
+    there is more than one CPU (the model runs dominate and are independent), else here.
+    A job's error is raised here as it would be in one process."""
+    n = min(workers(), len(jobs))
+    if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        results = []
+        for i, job in enumerate(jobs):
+            if progress:
+                progress(f"[{i + 1}/{len(jobs)}] {labels[i]}")
+            results.append(job())
+        return results
+    _JOBS[:] = jobs
+    try:
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = []
+            for i, files in enumerate(pool.map(_run_job, range(len(jobs)))):
+                if progress:
+                    progress(f"[{i + 1}/{len(jobs)}] {labels[i]}")
+                results.append(files)
+            return results
+    finally:
+        _JOBS.clear()
+
+
+def _variant_job(v: Variant, renderer: Renderer) -> Callable[[], list[tuple[str, str]]]:
+    def job() -> list[tuple[str, str]]:
+        emitter = EMITTERS[v.target.emitter]
+        built = emitter.build(v)
+        return emitter.render(built, renderer, emitter.verify(built))
+    return job
+
+
 def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=None) -> dict[str, str]:
     """Build, verify and render the selected variants plus the aggregate files (which
     always describe every variant) and the files variants share; with a filter, also
@@ -82,18 +139,13 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
                      f"whose files {paths.out} lacks (the source lists name them), e.g. {absent[0].name}")
         chosen = sorted(chosen + absent, key=lambda v: v.name)
     renderer = Renderer(paths.templates, paths.root)
-    outputs: dict[str, str] = {}
-    for i, v in enumerate(chosen):
-        if progress:
-            progress(f"[{i + 1}/{len(chosen)}] {v.name}")
-        emitter = EMITTERS[v.target.emitter]
-        built = emitter.build(v)
-        verified = emitter.verify(built)
-        for rel, text in emitter.render(built, renderer, verified):
-            outputs[rel] = text
     shared = shared_sources(variants)
-    for path, (source, guard) in shared.items():
-        outputs[path] = source.render(renderer, guard)
+    jobs = [_variant_job(v, renderer) for v in chosen] + \
+        [lambda source=source, guard=guard, path=path: [(path, source.render(renderer, guard))]
+         for path, (source, guard) in shared.items()]
+    outputs: dict[str, str] = {}
+    for files in _run_jobs(jobs, [v.name for v in chosen] + list(shared), progress):
+        outputs.update(files)
     aes = [v for v in variants if v.kind == "aes"]
     alternative = alternatives(aes)
     by_unroll = {u: alternatives(aes, u) for u in UNROLLS}

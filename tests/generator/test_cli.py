@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 from aesgen import cli, pipeline
@@ -34,8 +35,9 @@ class Generate(unittest.TestCase):
 
     def test_two_runs_are_byte_identical_and_match_the_committed_tree(self):
         a, b = self.tmp / "a", self.tmp / "b"
-        for out in (a, b):
-            rc, _, err = run("generate", "--quiet", "--out", str(out))
+        for out, jobs in ((a, "2"), (b, "1")):      # worker processes, then this process alone
+            with unittest.mock.patch.dict(os.environ, {"AESGEN_JOBS": jobs}):
+                rc, _, err = run("generate", "--quiet", "--out", str(out))
             self.assertEqual(rc, 0, err)
         self.assertEqual(snapshot(a), snapshot(b))
         self.assertEqual(snapshot(a), snapshot(ROOT / "generated"))
@@ -43,6 +45,14 @@ class Generate(unittest.TestCase):
             self.assertNotIn(b"\r", data, rel)
             self.assertTrue(data.endswith(b"\n"), rel)
             self.assertNotIn(str(ROOT).encode(), data, f"{rel} contains an absolute path")
+
+    def test_a_bad_process_count_is_an_error(self):
+        for value in ("0", "two", "-1"):
+            with unittest.mock.patch.dict(os.environ, {"AESGEN_JOBS": value}):
+                with self.assertRaisesRegex(pipeline.AesgenError, "AESGEN_JOBS"):
+                    pipeline.workers()
+        with unittest.mock.patch.dict(os.environ, {"AESGEN_JOBS": "3"}):
+            self.assertEqual(pipeline.workers(), 3)
 
     def test_headers_name_parameters_template_and_command(self):
         text = (ROOT / "generated" / "portable" / f"{ONE}.c").read_text()

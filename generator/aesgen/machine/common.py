@@ -98,13 +98,40 @@ def lanes_of(data: bytes) -> list[bytes]:
     return [data[i:i + 16] for i in range(0, len(data), 16)]
 
 
+def _round_tables(inverse: bool) -> tuple[tuple[int, ...], ...]:
+    """A middle round without its key as 16 tables: the linear part (ShiftRows, then
+    MixColumns; inverse: InvShiftRows, then InvMixColumns) is a sum over the state's
+    bytes, so table i maps byte i's value v to the whole state that byte i = S(v) alone
+    becomes, built from the reference's own functions."""
+    box = reference.INV_SBOX if inverse else reference.SBOX
+    tables = []
+    for i in range(16):
+        row = []
+        for v in range(256):
+            unit = bytearray(16)
+            unit[i] = box[v]
+            if inverse:
+                out = reference.mix_columns(reference.shift_rows(bytes(unit), -1), inverse=True)
+            else:
+                out = reference.mix_columns(reference.shift_rows(bytes(unit)))
+            row.append(int.from_bytes(out, "big"))
+        tables.append(tuple(row))
+    return tuple(tables)
+
+
+# the models run millions of rounds: 16 lookups and XORs each instead of four passes
+_ROUND_TABLES = {"aesenc": _round_tables(False), "aesdec": _round_tables(True)}
+
+
 def aes_lane(op: str, state: bytes, key: bytes) -> bytes:
-    if op == "aesenc":
-        s = reference.mix_columns(reference.shift_rows(reference.sub_bytes(state)))
-    elif op == "aesenclast":
+    tables = _ROUND_TABLES.get(op)
+    if tables is not None:
+        v = int.from_bytes(key, "big")
+        for t, b in zip(tables, state):
+            v ^= t[b]
+        return v.to_bytes(16, "big")
+    if op == "aesenclast":
         s = reference.shift_rows(reference.sub_bytes(state))
-    elif op == "aesdec":
-        s = reference.mix_columns(reference.inv_sub_bytes(reference.shift_rows(state, -1)), inverse=True)
     else:
         s = reference.inv_sub_bytes(reference.shift_rows(state, -1))
     return reference.xor(s, key)

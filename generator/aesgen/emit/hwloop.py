@@ -24,6 +24,7 @@ interleave_info, c_align.
 
 from __future__ import annotations
 
+import functools
 import random
 import zlib
 from collections.abc import Callable, Sequence
@@ -71,6 +72,17 @@ GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the mo
 def cbc_lane_vectors(n: int) -> list[int]:
     """The vector counts of an interleave-n variant's lanes functions, widest first."""
     return sorted({n >> k for k in range(CBC_LANE_KERNELS) if n >> k >= 1}, reverse=True)
+
+
+@functools.lru_cache(maxsize=8)
+def gcm_hash_table(key: bytes) -> tuple[bytes, bytes]:
+    """(H, the table GCM_GHASH's set-up program writes for it) of an AES key: what a
+    GHASH variant of that layout hands the stitched loops."""
+    powers, multiply, reduction = GCM_GHASH
+    h = reference.encrypt_block(key, bytes(16))
+    table = bytearray(ghash.table_bytes(powers, multiply))
+    execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
+    return h, bytes(table)
 
 
 def gcm_chunk(built: "Built", fn: "Function") -> int:
@@ -692,11 +704,8 @@ class HwLoopEmitter(Emitter):
         CTR and GHASH (of the output when sealing, of the input when opening), with the
         hash-key table the GHASH set-up program writes for this key."""
         key, sched = keyed
-        powers, multiply, reduction = GCM_GHASH
         count = chunks * chunk
-        h = reference.encrypt_block(key, bytes(16))
-        table = bytearray(ghash.table_bytes(powers, multiply))
-        execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
+        h, table = gcm_hash_table(key)
         data, y = rng.randbytes(16 * count), rng.randbytes(16)
         iv = no_carry_counter(rng.randbytes(16), count)
         mem = Memory()
@@ -705,7 +714,7 @@ class HwLoopEmitter(Emitter):
         dst = mem.add("out", data, alias_of="in") if in_place else \
             mem.add("out", bytes(16 * count), misalign=rng.randrange(16))
         ivp = mem.add("iv", iv)
-        tp = mem.add("htable", bytes(table), misalign=8)
+        tp = mem.add("htable", table, misalign=8)
         gp = mem.add("hash_state", y + tp.to_bytes(8, "little"), misalign=8)
         m = machine(mem)
         where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"

@@ -263,8 +263,9 @@ class Loop:
     head.outputs -> body.inputs, body.outputs -> the next iteration's body.inputs, and
     finally tail.inputs, position by position; body.inputs and tail.inputs are the same
     names (the variables the loop updates). Iteration r (r = 0..times-1, in descending
-    order when `descending`) reads the word memory `window` (a memory of the body) as
-    the elements `keys`[base + stride * r ...] (a memory of head and tail)."""
+    order when `descending`) sees the memory `window` (a memory of the body) as the
+    elements `keys`[base + stride * r ...] (a memory of head and tail, of the same kind:
+    round keys the body reads, or the part of an output it writes)."""
     name: str
     head: Program
     body: Program
@@ -331,8 +332,9 @@ def check_loop(loop: Loop) -> None:
         raise ProgramError(f"{loop.name}: the carried state differs between head, body and tail")
     window = body.memory(loop.window)
     keys = head.memory(loop.keys)
-    if window.kind != "words" or keys.kind != "words" or window.writable or tail.memory(loop.keys) != keys:
-        raise ProgramError(f"{loop.name}: the window must be a read-only view into word memory {loop.keys}")
+    if window.kind != keys.kind or tail.memory(loop.keys) != keys or (window.writable and not keys.writable):
+        raise ProgramError(f"{loop.name}: the window must be a view into {loop.keys}, of its kind, "
+                           f"written only if {loop.keys} is")
     for r in (0, loop.times - 1):
         start = loop.base + loop.stride * r
         if start < 0 or start + window.length > keys.length:

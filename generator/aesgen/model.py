@@ -138,11 +138,15 @@ def run(core: Program | Loop, memories: MutableMapping[str, object], checked: bo
         _execute(core, memories)
         return
     state = _execute(core.head, memories)
-    length = core.body.memory(core.window).length
+    view = core.body.memory(core.window)
     for r in core.iterations():
         start = core.base + core.stride * r
-        window = list(memories[core.keys][start:start + length])
+        keys = memories[core.keys]
+        window = keys[start:start + view.length]
+        window = bytearray(window) if view.kind == "bytes" else list(window)
         state = _execute(core.body, {**memories, core.window: window}, state)
+        if view.writable:
+            keys[start:start + view.length] = window
     _execute(core.tail, memories, state)
 
 
@@ -216,7 +220,7 @@ def _allocate(programs: Sequence[Program], memories: dict) -> None:
                 memories[m.name] = bytearray(m.length) if m.kind == "bytes" else [0] * m.length
 
 
-def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program],
+def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program | Loop],
                         core: Program | Loop, blocks: int, trials: int, seed: int) -> None:
     """Run key set-up programs (memory `key` in, round keys out) and then the core
     (`in` -> `out`, `blocks` blocks) for the FIPS-197 key and `trials` random keys and
@@ -224,7 +228,7 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
     rng = random.Random(seed)
     cipher = reference.encrypt_block if direction == "enc" else reference.decrypt_block
     for p in key_programs:
-        check(p)
+        check_core(p)
     check_core(core)
     for trial in range(trials + 1):
         if trial == 0:
@@ -236,7 +240,7 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
         mem: dict = {"key": bytearray(key)}
         _allocate(key_programs, mem)
         for p in key_programs:
-            _execute(p, mem)
+            run(p, mem, checked=True)
         _allocate([core], mem)
         mem["in"][:] = data
         run(core, mem, checked=True)

@@ -9,7 +9,7 @@ from aesgen.algorithm.bitsliced import Layout
 import dataclasses
 
 from aesgen.ir import Builder, Loop, Memory, Op, Program, ProgramError, check, check_loop
-from aesgen.model import ModelError, execute, verify_block_cipher
+from aesgen.model import ModelError, execute, run, verify_block_cipher
 
 
 def run_slice_op(layout, fn, x):
@@ -102,6 +102,29 @@ class Programs(unittest.TestCase):
             mem = {"key": bytearray(key), "rkb": bytearray(16 * (aes.rounds(key_bits) + 1))}
             execute(prog, mem)
             self.assertEqual(bytes(mem["rkb"]), b"".join(reference.expand_key(key)))
+
+    def test_rolled_key_expansion_matches_reference(self):
+        # a loop over rows of Nk words writing its window of rkb, a last partial row after
+        rng = random.Random(4)
+        for key_bits, times in ((128, 10), (192, 7), (256, 6)):
+            loop = aes.key_expansion_rolled(key_bits, self.SBOX)
+            self.assertEqual(loop.times, times)
+            self.assertTrue(loop.body.memory("row").writable)
+            self.assertLess(loop.static_alu_count(), aes.key_expansion(key_bits, self.SBOX).alu_count() // 3)
+            for key in (bytes(range(key_bits // 8)), rng.randbytes(key_bits // 8)):
+                mem = {"key": bytearray(key), "rkb": bytearray(16 * (aes.rounds(key_bits) + 1))}
+                run(loop, mem)
+                self.assertEqual(bytes(mem["rkb"]), b"".join(reference.expand_key(key)), key_bits)
+
+    def test_a_written_window_must_be_inside_a_writable_memory(self):
+        loop = aes.key_expansion_rolled(128, self.SBOX)
+        with self.assertRaises(ProgramError):     # past the schedule's end on the last row
+            check_loop(dataclasses.replace(loop, times=11))
+        ro = Memory("rkb", "bytes", 176, False)
+        head = dataclasses.replace(loop.head, memories=(loop.head.memories[0], ro))
+        tail = dataclasses.replace(loop.tail, memories=(loop.tail.memories[0], ro))
+        with self.assertRaises(ProgramError):     # writes through a window into read-only memory
+            check_loop(dataclasses.replace(loop, head=head, tail=tail))
 
     def test_model_rejects_corrupted_sequences(self):
         """Flip one operand, drop one op, swap an opcode: each must be caught."""

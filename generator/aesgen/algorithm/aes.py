@@ -42,31 +42,94 @@ def schedule_words(key_bits: int) -> int:
 def key_expansion(key_bits: int, sbox: Circuit) -> Program:
     """FIPS-197 key expansion on 32-bit column words (byte r of a word at bits 8r).
     SubWord runs the S-box circuit on four bytes at once: plane k = bit k of each
-    byte, so no table and no secret-dependent index."""
+    byte, so no table and no secret-dependent index. Straight-line: every row of Nk
+    words written out (key_expansion_rolled is the loop the library runs)."""
     nk, nr = key_bits // 32, rounds(key_bits)
     prog = Program(f"aes{key_bits}_key_expansion", 32, (
         Memory("key", "bytes", key_bits // 8, False),
         Memory("rkb", "bytes", 16 * (nr + 1), True),
     ))
     bld = Builder(prog)
-    w = [bld.ld("key", 4 * i, 32, hint=f"w{i}") for i in range(nk)]
-    for i, word in enumerate(w):
-        bld.st("rkb", 4 * i, 32, word)
+    w = _first_row(bld, nk, "rkb")
     rcon = 1
-    for i in range(nk, 4 * (nr + 1)):
-        t = w[i - 1]
-        if i % nk == 0:
-            bld.note(f"w{i}: SubWord(RotWord(w{i - 1})) ^ rcon {rcon:#04x}")
-            t = _sub_word(bld, bld.ror(t, 8, hint=f"rot{i}"), sbox, f"sw{i}_")
-            t = bld.xor(t, rcon, hint=f"rc{i}")
-            rcon = reference.gf_mul(rcon, 2)
-        elif nk > 6 and i % nk == 4:
-            bld.note(f"w{i}: SubWord(w{i - 1})")
-            t = _sub_word(bld, t, sbox, f"sw{i}_")
-        w.append(bld.xor(w[i - nk], t, hint=f"w{i}"))
-        bld.st("rkb", 4 * i, 32, w[i])
+    for row in range(1, -(-4 * (nr + 1) // nk)):
+        count = min(nk, 4 * (nr + 1) - nk * row)
+        w = _next_row(bld, w, rcon, sbox, count, nk * row, "rkb", 4 * nk * row)
+        rcon = reference.gf_mul(rcon, 2)
     eliminate_dead_code(prog)
     return prog
+
+
+def key_expansion_rolled(key_bits: int, sbox: Circuit) -> Loop:
+    """The same expansion as a loop over rows of Nk words, one SubWord(RotWord) each (two
+    SubWords for AES-256): the rows that fill Nk words in the loop, a last partial row
+    (AES-192 and AES-256: 4 words) after it. rcon is carried from row to row (xtime on
+    a public value). About a tenth of the straight-line code."""
+    nk, nr = key_bits // 32, rounds(key_bits)
+    words = 4 * (nr + 1)
+    times = (words - nk) // nk
+    name = f"aes{key_bits}_key_expansion_rolled"
+    mems = (Memory("key", "bytes", key_bits // 8, False), Memory("rkb", "bytes", 16 * (nr + 1), True))
+    head = Program(f"{name}_head", 32, mems)
+    bld = Builder(head)
+    w = _first_row(bld, nk, "rkb")
+    bld.note("rcon = 1, as a value the loop carries")
+    rcon = bld.xor(bld.and_(w[0], 0, hint="rc"), 1, hint="rc")
+    head = dataclasses.replace(head, outputs=tuple(w) + (rcon,))
+    state = tuple(f"p{j}" for j in range(nk)) + ("rcon",)
+    body = Program(f"{name}_body", 32, (Memory("row", "bytes", 4 * nk, True),), inputs=state)
+    bld.switch(body)
+    bld.note(f"row r + 1: words {nk}(r + 1)..{nk}(r + 1) + {nk - 1}, stored through the window row")
+    q = _next_row(bld, list(state[:nk]), "rcon", sbox, nk, nk, "row", 0)
+    body = dataclasses.replace(body, outputs=tuple(q) + (_xtime(bld, "rcon"),))
+    tail = Program(f"{name}_tail", 32, mems, inputs=state)
+    bld.switch(tail)
+    left = words - nk * (times + 1)
+    if left:
+        bld.note(f"words {words - left}..{words - 1}: the last row's first {left}")
+        _next_row(bld, list(state[:nk]), "rcon", sbox, left, words - left, "rkb", 4 * (words - left))
+    for piece in (head, body, tail):
+        eliminate_dead_code(piece)
+    loop = Loop(name, head, body, tail, times, "row", "rkb", base=4 * nk, stride=4 * nk)
+    check_loop(loop)
+    return loop
+
+
+def _first_row(bld: Builder, nk: int, out: str) -> list[str]:
+    """The key's Nk words, which are the first Nk of the schedule."""
+    w = [bld.ld("key", 4 * i, 32, hint=f"w{i}") for i in range(nk)]
+    for i, word in enumerate(w):
+        bld.st(out, 4 * i, 32, word)
+    return w
+
+
+def _next_row(bld: Builder, prev: list[str], rcon, sbox: Circuit, count: int, first: int, out: str,
+              offset: int) -> list[str]:
+    """The first `count` words of the row after `prev` (the Nk words before it), the
+    schedule's words first..first + count - 1, stored at out + offset. rcon: a constant
+    or a value."""
+    nk = len(prev)
+    w = list(prev)
+    for j in range(count):
+        t = w[-1]
+        i = first + j
+        if j == 0:
+            bld.note(f"w{i}: SubWord(RotWord(w{i - 1})) ^ rcon" + (f" {rcon:#04x}" if isinstance(rcon, int) else ""))
+            t = bld.xor(_sub_word(bld, bld.ror(t, 8, hint=f"rot{i}"), sbox, f"sw{i}_"), rcon, hint=f"rc{i}")
+        elif nk > 6 and j == 4:
+            bld.note(f"w{i}: SubWord(w{i - 1})")
+            t = _sub_word(bld, t, sbox, f"sw{i}_")
+        w.append(bld.xor(w[-nk], t, hint=f"w{i}"))
+        bld.st(out, offset + 4 * j, 32, w[-1])
+    return w[nk:]
+
+
+def _xtime(bld: Builder, x: str) -> str:
+    """x * 2 in GF(2^8) for a byte value x (public: the round constant)."""
+    top = bld.shr(x, 7, hint="rcx")
+    fold = bld.or_(bld.or_(top, bld.shl(top, 1, hint="rcx"), hint="rcx"),
+                   bld.or_(bld.shl(top, 3, hint="rcx"), bld.shl(top, 4, hint="rcx"), hint="rcx"), hint="rcx")
+    return bld.xor(bld.and_(bld.shl(x, 1, hint="rcx"), 0xFF, hint="rcx"), fold, hint="rcx")
 
 
 def _sub_word(bld: Builder, x: str, sbox: Circuit, hint: str) -> str:

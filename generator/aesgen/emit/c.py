@@ -93,7 +93,8 @@ def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[s
                     word: str, indent: str = "    ") -> list[str]:
     """A batch core as C lines: a Program through `piece(program, indent)`; a Loop as its
     head, the carried state in variables of `state_type`, a `for` over the iterations
-    whose body sees its round-key window as a `const word *`, then its tail."""
+    whose body sees its window as a `const word *` (round keys; `uint8_t *` for bytes,
+    not const where the body writes it), then its tail."""
     if isinstance(core, Program):
         return piece(core, indent)
     check_loop(core)
@@ -104,8 +105,10 @@ def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[s
         lines.append(f"{indent}for (size_t r = {core.times}; r-- > 0;) {{")
     else:
         lines.append(f"{indent}for (size_t r = 0; r < {core.times}; r++) {{")
-    lines.append(f"{inner}const {word} *const {c_name(core.window)} = {c_name(core.keys)} + {core.base} + "
-                 f"{core.stride} * r;")
+    window = core.body.memory(core.window)
+    ty = "uint8_t" if window.kind == "bytes" else word
+    lines.append(f"{inner}{'' if window.writable else 'const '}{ty} *const {c_name(core.window)} = "
+                 f"{c_name(core.keys)} + {core.base} + {core.stride} * r;")
     lines += piece(core.body, inner)
     lines += [f"{inner}{s} = {o};" for s, o in zip(core.body.inputs, core.body.outputs)]
     lines.append(f"{indent}}}")

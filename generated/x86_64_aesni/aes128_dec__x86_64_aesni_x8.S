@@ -9,9 +9,9 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * cbc: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * ecb: partial: round keys k4..k10 resident, the other 4 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * cbc: partial: round keys k6..k10 resident, the other 6 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * xts: partial: round keys k7..k10 resident, the other 7 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 84 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 150 AES instructions. */
+/* ecb: partial: round keys k4..k10 resident, the other 4 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 150 AES instructions. */
 	.globl aesgen_aes128_dec__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes128_dec__x86_64_aesni_x8_ecb
 	.type aesgen_aes128_dec__x86_64_aesni_x8_ecb, @function
@@ -30,6 +30,7 @@
 aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	.cfi_startproc
 	endbr64
+	movdqu 64(%rdi), %xmm9  # k4
 	movdqu 80(%rdi), %xmm10  # k5
 	movdqu 96(%rdi), %xmm11  # k6
 	movdqu 112(%rdi), %xmm12  # k7
@@ -56,15 +57,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm8, %xmm7
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
@@ -74,16 +75,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
-	movdqu 64(%rdi), %xmm8  # stream k4
+	movdqu 48(%rdi), %xmm8  # stream k3
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
@@ -92,6 +84,14 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	aesdec %xmm9, %xmm4
+	aesdec %xmm9, %xmm5
+	aesdec %xmm9, %xmm6
+	aesdec %xmm9, %xmm7
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -166,26 +166,25 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm8, %xmm3
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	movdqu 64(%rdi), %xmm8  # stream k4
+	movdqu 48(%rdi), %xmm8  # stream k3
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -228,18 +227,17 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm8, %xmm1
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	movdqu 64(%rdi), %xmm8  # stream k4
+	movdqu 48(%rdi), %xmm8  # stream k3
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm11, %xmm0
@@ -266,14 +264,13 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
 	pxor %xmm8, %xmm0
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	movdqu 64(%rdi), %xmm8  # stream k4
+	movdqu 48(%rdi), %xmm8  # stream k3
 	aesdec %xmm8, %xmm0
+	aesdec %xmm9, %xmm0
 	aesdec %xmm10, %xmm0
 	aesdec %xmm11, %xmm0
 	aesdec %xmm12, %xmm0
@@ -292,7 +289,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes128_dec__x86_64_aesni_x8_ecb, .-aesgen_aes128_dec__x86_64_aesni_x8_ecb
 
-/* cbc: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 150 AES instructions. */
+/* cbc: partial: round keys k6..k10 resident, the other 6 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 150 AES instructions. */
 	.globl aesgen_aes128_dec__x86_64_aesni_x8_cbc
 	.hidden aesgen_aes128_dec__x86_64_aesni_x8_cbc
 	.type aesgen_aes128_dec__x86_64_aesni_x8_cbc, @function
@@ -300,6 +297,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_ecb:
 aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	.cfi_startproc
 	endbr64
+	movdqu 96(%rdi), %xmm11  # k6
 	movdqu 112(%rdi), %xmm12  # k7
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
@@ -325,15 +323,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm10, %xmm7
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -343,15 +341,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -361,16 +359,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
-	movdqu 96(%rdi), %xmm10  # stream k6
+	movdqu 80(%rdi), %xmm10  # stream k5
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -379,6 +368,14 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -454,36 +451,35 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm10, %xmm3
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	movdqu 96(%rdi), %xmm10  # stream k6
+	movdqu 80(%rdi), %xmm10  # stream k5
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -527,24 +523,23 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm10, %xmm1
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	movdqu 96(%rdi), %xmm10  # stream k6
+	movdqu 80(%rdi), %xmm10  # stream k5
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm13, %xmm0
@@ -572,18 +567,17 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	movdqu (%rdi), %xmm10  # stream k0
 	movdqu (%rdx), %xmm0
 	pxor %xmm10, %xmm0
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	movdqu 96(%rdi), %xmm10  # stream k6
+	movdqu 80(%rdi), %xmm10  # stream k5
 	aesdec %xmm10, %xmm0
+	aesdec %xmm11, %xmm0
 	aesdec %xmm12, %xmm0
 	aesdec %xmm13, %xmm0
 	aesdec %xmm14, %xmm0
@@ -604,7 +598,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes128_dec__x86_64_aesni_x8_cbc, .-aesgen_aes128_dec__x86_64_aesni_x8_cbc
 
-/* xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 150 AES instructions. */
+/* xts: partial: round keys k7..k10 resident, the other 7 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 150 AES instructions. */
 	.globl aesgen_aes128_dec__x86_64_aesni_x8_xts
 	.hidden aesgen_aes128_dec__x86_64_aesni_x8_xts
 	.type aesgen_aes128_dec__x86_64_aesni_x8_xts, @function
@@ -612,6 +606,7 @@ aesgen_aes128_dec__x86_64_aesni_x8_cbc:
 aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	.cfi_startproc
 	endbr64
+	movdqu 112(%rdi), %xmm12  # k7
 	movdqu 128(%rdi), %xmm13  # k8
 	movdqu 144(%rdi), %xmm14  # k9
 	movdqu 160(%rdi), %xmm15  # k10
@@ -724,15 +719,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	psllq $8, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -742,15 +737,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -760,15 +755,15 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -778,7 +773,6 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 112(%rdi), %xmm12  # stream k7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -896,37 +890,36 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	psllq $4, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 112(%rdi), %xmm12  # stream k7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -990,25 +983,24 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	psllq $2, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 112(%rdi), %xmm12  # stream k7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm13, %xmm0
@@ -1045,19 +1037,18 @@ aesgen_aes128_dec__x86_64_aesni_x8_xts:
 	psllq $1, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
-	movdqu 112(%rdi), %xmm12  # stream k7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm13, %xmm0
 	aesdec %xmm14, %xmm0

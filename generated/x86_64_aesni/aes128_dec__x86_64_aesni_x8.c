@@ -9,9 +9,9 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * cbc: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * ecb: partial: round keys k4..k10 resident, the other 4 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * cbc: partial: round keys k6..k10 resident, the other 6 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * xts: partial: round keys k7..k10 resident, the other 7 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 84 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 

@@ -9,15 +9,16 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k5..k10 resident, the other 5 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * ctr: partial: round keys k7..k10 resident, the other 7 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k4..k10 resident, the other 4 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * ctr: partial: round keys k6..k10 resident, the other 6 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 16 registers.
- * xts: partial: round keys k8..k10 resident, the other 8 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * cbc_lanes (8 lanes): partial: round keys k6..k10 resident, the other 6 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * xts: partial: round keys k7..k10 resident, the other 7 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * cbc_lanes (8 lanes): partial: round keys k5..k10 resident, the other 5 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (4 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (2 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 16 registers.
- * gcm: no stitched loop (16 registers cannot hold 16 data registers, 2 loop-carried values and 7 temporaries even with streamed keys); the runtime runs CTR and GHASH in two passes.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 142 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
+ * gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 158 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -40,6 +41,11 @@ void aesgen_aes128_enc__x86_64_aesni_x8_cbc_lanes2(const void *rk, uint8_t *cons
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
 void aesgen_aes128_enc__x86_64_aesni_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
+/* GCM over whole chunks of 8 blocks: CTR from counter[] (low 64 bits, as ctr) with
+   the GHASH of the ciphertext stitched in (aesgen_variant.h). */
+aesgen_gcm_fn aesgen_aes128_enc__x86_64_aesni_x8_gcm_seal;
+aesgen_gcm_fn aesgen_aes128_enc__x86_64_aesni_x8_gcm_open;
+
 /* Round keys as the AES instructions read them: 176 bytes
    (assembly in generated/common/, shared with the other variants of this key size and order). */
 void aesgen_x86_64_aes_setkey_aes128_forward(void *rk, const uint8_t *key);
@@ -54,7 +60,7 @@ const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8 = {
     .rank = 300,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_SSSE3 | AESGEN_CPU_PCLMUL,
     .schedule_bytes = 176,
-    .info = "interleave 8 x xmm (8 blocks); ecb: partial; ctr: partial; cbc: resident; xts: partial; cbc_lanes8: partial; cbc_lanes4: resident; cbc_lanes2: resident",
+    .info = "interleave 8 x xmm (8 blocks); ecb: partial; ctr: partial; cbc: resident; xts: partial; cbc_lanes8: partial; cbc_lanes4: resident; cbc_lanes2: resident; gcm_seal: streamed; gcm_open: streamed",
     .ctr_low64 = 1,
     .align = 0,
     .setkey = aesgen_x86_64_aes_setkey_aes128_forward,
@@ -62,6 +68,10 @@ const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8 = {
     .cbc = aesgen_aes128_enc__x86_64_aesni_x8_cbc,
     .ctr = aesgen_aes128_enc__x86_64_aesni_x8_ctr_nocarry,
     .xts = aesgen_aes128_enc__x86_64_aesni_x8_xts,
+    .gcm_blocks = 8,
+    .gcm_table = "8 twisted powers, then their half sums",
+    .gcm_seal = aesgen_aes128_enc__x86_64_aesni_x8_gcm_seal,
+    .gcm_open = aesgen_aes128_enc__x86_64_aesni_x8_gcm_open,
     .cbc_lanes = {
         { 8, aesgen_aes128_enc__x86_64_aesni_x8_cbc_lanes8 },
         { 4, aesgen_aes128_enc__x86_64_aesni_x8_cbc_lanes4 },

@@ -9,9 +9,9 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * cbc: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * cbc: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 84 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 210 AES instructions. */
+/* ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes256_dec__x86_64_aesni_x8_ecb
 	.type aesgen_aes256_dec__x86_64_aesni_x8_ecb, @function
@@ -30,6 +30,7 @@
 aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	.cfi_startproc
 	endbr64
+	movdqu 128(%rdi), %xmm9  # k8
 	movdqu 144(%rdi), %xmm10  # k9
 	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
@@ -56,15 +57,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm8, %xmm7
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
@@ -74,15 +75,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
@@ -92,15 +93,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
+	aesdec %xmm8, %xmm4
+	aesdec %xmm8, %xmm5
+	aesdec %xmm8, %xmm6
+	aesdec %xmm8, %xmm7
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
@@ -110,16 +111,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	aesdec %xmm9, %xmm4
-	aesdec %xmm9, %xmm5
-	aesdec %xmm9, %xmm6
-	aesdec %xmm9, %xmm7
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
@@ -128,6 +120,14 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	aesdec %xmm8, %xmm5
 	aesdec %xmm8, %xmm6
 	aesdec %xmm8, %xmm7
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
+	aesdec %xmm9, %xmm4
+	aesdec %xmm9, %xmm5
+	aesdec %xmm9, %xmm6
+	aesdec %xmm9, %xmm7
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -202,46 +202,45 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm8, %xmm3
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	aesdec %xmm8, %xmm2
+	aesdec %xmm8, %xmm3
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	aesdec %xmm9, %xmm2
-	aesdec %xmm9, %xmm3
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	aesdec %xmm8, %xmm2
 	aesdec %xmm8, %xmm3
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
+	aesdec %xmm9, %xmm2
+	aesdec %xmm9, %xmm3
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -284,30 +283,29 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm8, %xmm1
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesdec %xmm9, %xmm0
-	aesdec %xmm9, %xmm1
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
+	aesdec %xmm9, %xmm0
+	aesdec %xmm9, %xmm1
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm11, %xmm0
@@ -334,22 +332,21 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
 	pxor %xmm8, %xmm0
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesdec %xmm9, %xmm0
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesdec %xmm8, %xmm0
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesdec %xmm8, %xmm0
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesdec %xmm9, %xmm0
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesdec %xmm8, %xmm0
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesdec %xmm8, %xmm0
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesdec %xmm9, %xmm0
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesdec %xmm8, %xmm0
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesdec %xmm8, %xmm0
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesdec %xmm9, %xmm0
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesdec %xmm8, %xmm0
+	aesdec %xmm9, %xmm0
 	aesdec %xmm10, %xmm0
 	aesdec %xmm11, %xmm0
 	aesdec %xmm12, %xmm0
@@ -368,7 +365,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_aesni_x8_ecb, .-aesgen_aes256_dec__x86_64_aesni_x8_ecb
 
-/* cbc: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 210 AES instructions. */
+/* cbc: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_aesni_x8_cbc
 	.hidden aesgen_aes256_dec__x86_64_aesni_x8_cbc
 	.type aesgen_aes256_dec__x86_64_aesni_x8_cbc, @function
@@ -376,6 +373,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_ecb:
 aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	.cfi_startproc
 	endbr64
+	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
@@ -401,15 +399,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm10, %xmm7
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -419,15 +417,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -437,15 +435,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -455,15 +453,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
+	aesdec %xmm10, %xmm4
+	aesdec %xmm10, %xmm5
+	aesdec %xmm10, %xmm6
+	aesdec %xmm10, %xmm7
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
@@ -473,16 +471,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	aesdec %xmm11, %xmm4
-	aesdec %xmm11, %xmm5
-	aesdec %xmm11, %xmm6
-	aesdec %xmm11, %xmm7
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
@@ -491,6 +480,14 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	aesdec %xmm10, %xmm5
 	aesdec %xmm10, %xmm6
 	aesdec %xmm10, %xmm7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -566,56 +563,55 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm10, %xmm3
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	aesdec %xmm10, %xmm2
+	aesdec %xmm10, %xmm3
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	aesdec %xmm11, %xmm2
-	aesdec %xmm11, %xmm3
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	aesdec %xmm10, %xmm2
 	aesdec %xmm10, %xmm3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -659,36 +655,35 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	pxor %xmm10, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm10, %xmm1
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesdec %xmm11, %xmm0
-	aesdec %xmm11, %xmm1
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm13, %xmm0
@@ -716,26 +711,25 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	movdqu (%rdi), %xmm10  # stream k0
 	movdqu (%rdx), %xmm0
 	pxor %xmm10, %xmm0
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesdec %xmm11, %xmm0
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesdec %xmm10, %xmm0
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesdec %xmm10, %xmm0
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesdec %xmm11, %xmm0
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesdec %xmm10, %xmm0
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesdec %xmm10, %xmm0
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesdec %xmm11, %xmm0
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesdec %xmm10, %xmm0
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesdec %xmm10, %xmm0
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesdec %xmm11, %xmm0
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesdec %xmm10, %xmm0
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesdec %xmm10, %xmm0
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesdec %xmm11, %xmm0
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesdec %xmm10, %xmm0
+	aesdec %xmm11, %xmm0
 	aesdec %xmm12, %xmm0
 	aesdec %xmm13, %xmm0
 	aesdec %xmm14, %xmm0
@@ -756,7 +750,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_aesni_x8_cbc, .-aesgen_aes256_dec__x86_64_aesni_x8_cbc
 
-/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 210 AES instructions. */
+/* xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_aesni_x8_xts
 	.hidden aesgen_aes256_dec__x86_64_aesni_x8_xts
 	.type aesgen_aes256_dec__x86_64_aesni_x8_xts, @function
@@ -764,6 +758,7 @@ aesgen_aes256_dec__x86_64_aesni_x8_cbc:
 aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	.cfi_startproc
 	endbr64
+	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
@@ -876,15 +871,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	psllq $8, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -894,15 +889,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -912,15 +907,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -930,15 +925,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -948,15 +943,15 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
-	aesdec %xmm12, %xmm4
-	aesdec %xmm12, %xmm5
-	aesdec %xmm12, %xmm6
-	aesdec %xmm12, %xmm7
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
+	aesdec %xmm11, %xmm4
+	aesdec %xmm11, %xmm5
+	aesdec %xmm11, %xmm6
+	aesdec %xmm11, %xmm7
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
@@ -966,7 +961,6 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	aesdec %xmm11, %xmm5
 	aesdec %xmm11, %xmm6
 	aesdec %xmm11, %xmm7
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -1084,57 +1078,56 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	psllq $4, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
-	aesdec %xmm12, %xmm2
-	aesdec %xmm12, %xmm3
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	aesdec %xmm11, %xmm2
+	aesdec %xmm11, %xmm3
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	aesdec %xmm11, %xmm2
 	aesdec %xmm11, %xmm3
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm12, %xmm2
@@ -1198,37 +1191,36 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	psllq $2, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesdec %xmm12, %xmm0
-	aesdec %xmm12, %xmm1
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesdec %xmm12, %xmm0
 	aesdec %xmm12, %xmm1
 	aesdec %xmm13, %xmm0
@@ -1265,27 +1257,26 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	psllq $1, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesdec %xmm12, %xmm0
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesdec %xmm11, %xmm0
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesdec %xmm11, %xmm0
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesdec %xmm12, %xmm0
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesdec %xmm11, %xmm0
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesdec %xmm11, %xmm0
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesdec %xmm12, %xmm0
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesdec %xmm11, %xmm0
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesdec %xmm11, %xmm0
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesdec %xmm12, %xmm0
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesdec %xmm11, %xmm0
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesdec %xmm11, %xmm0
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesdec %xmm12, %xmm0
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesdec %xmm11, %xmm0
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesdec %xmm11, %xmm0
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesdec %xmm12, %xmm0
 	aesdec %xmm13, %xmm0
 	aesdec %xmm14, %xmm0

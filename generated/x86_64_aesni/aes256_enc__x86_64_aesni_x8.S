@@ -9,15 +9,16 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * ctr: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * cbc_lanes (8 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * cbc_lanes (4 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * cbc_lanes (2 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * gcm: no stitched loop (16 registers cannot hold 16 data registers, 2 loop-carried values and 7 temporaries even with streamed keys); the runtime runs CTR and GHASH in two passes.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 142 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * cbc_lanes (8 lanes): partial: round keys k9..k14 resident, the other 9 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (4 lanes): partial: round keys k5..k14 resident, the other 5 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (2 lanes): partial: round keys k3..k14 resident, the other 3 streamed through one rotating register; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 158 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -27,7 +28,7 @@
 
 	.text
 
-/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 210 AES instructions. */
+/* ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ecb
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ecb, @function
@@ -35,6 +36,7 @@
 aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	.cfi_startproc
 	endbr64
+	movdqu 128(%rdi), %xmm9  # k8
 	movdqu 144(%rdi), %xmm10  # k9
 	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
@@ -61,15 +63,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm8, %xmm7
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
-	aesenc %xmm9, %xmm4
-	aesenc %xmm9, %xmm5
-	aesenc %xmm9, %xmm6
-	aesenc %xmm9, %xmm7
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
@@ -79,15 +81,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	aesenc %xmm8, %xmm5
 	aesenc %xmm8, %xmm6
 	aesenc %xmm8, %xmm7
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
-	aesenc %xmm9, %xmm4
-	aesenc %xmm9, %xmm5
-	aesenc %xmm9, %xmm6
-	aesenc %xmm9, %xmm7
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
@@ -97,15 +99,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	aesenc %xmm8, %xmm5
 	aesenc %xmm8, %xmm6
 	aesenc %xmm8, %xmm7
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
-	aesenc %xmm9, %xmm4
-	aesenc %xmm9, %xmm5
-	aesenc %xmm9, %xmm6
-	aesenc %xmm9, %xmm7
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
+	aesenc %xmm8, %xmm4
+	aesenc %xmm8, %xmm5
+	aesenc %xmm8, %xmm6
+	aesenc %xmm8, %xmm7
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
@@ -115,16 +117,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	aesenc %xmm8, %xmm5
 	aesenc %xmm8, %xmm6
 	aesenc %xmm8, %xmm7
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
-	aesenc %xmm9, %xmm4
-	aesenc %xmm9, %xmm5
-	aesenc %xmm9, %xmm6
-	aesenc %xmm9, %xmm7
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	aesenc %xmm8, %xmm2
@@ -133,6 +126,14 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	aesenc %xmm8, %xmm5
 	aesenc %xmm8, %xmm6
 	aesenc %xmm8, %xmm7
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
@@ -207,46 +208,45 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm8, %xmm3
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	aesenc %xmm8, %xmm2
 	aesenc %xmm8, %xmm3
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	aesenc %xmm8, %xmm2
 	aesenc %xmm8, %xmm3
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	aesenc %xmm8, %xmm2
+	aesenc %xmm8, %xmm3
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	aesenc %xmm8, %xmm2
 	aesenc %xmm8, %xmm3
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	aesenc %xmm9, %xmm2
-	aesenc %xmm9, %xmm3
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	aesenc %xmm8, %xmm2
 	aesenc %xmm8, %xmm3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
@@ -289,30 +289,29 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	pxor %xmm8, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm8, %xmm1
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesenc %xmm9, %xmm0
-	aesenc %xmm9, %xmm1
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm11, %xmm0
@@ -339,22 +338,21 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	movdqu (%rdi), %xmm8  # stream k0
 	movdqu (%rdx), %xmm0
 	pxor %xmm8, %xmm0
-	movdqu 16(%rdi), %xmm9  # stream k1
-	aesenc %xmm9, %xmm0
+	movdqu 16(%rdi), %xmm8  # stream k1
+	aesenc %xmm8, %xmm0
 	movdqu 32(%rdi), %xmm8  # stream k2
 	aesenc %xmm8, %xmm0
-	movdqu 48(%rdi), %xmm9  # stream k3
-	aesenc %xmm9, %xmm0
+	movdqu 48(%rdi), %xmm8  # stream k3
+	aesenc %xmm8, %xmm0
 	movdqu 64(%rdi), %xmm8  # stream k4
 	aesenc %xmm8, %xmm0
-	movdqu 80(%rdi), %xmm9  # stream k5
-	aesenc %xmm9, %xmm0
+	movdqu 80(%rdi), %xmm8  # stream k5
+	aesenc %xmm8, %xmm0
 	movdqu 96(%rdi), %xmm8  # stream k6
 	aesenc %xmm8, %xmm0
-	movdqu 112(%rdi), %xmm9  # stream k7
-	aesenc %xmm9, %xmm0
-	movdqu 128(%rdi), %xmm8  # stream k8
+	movdqu 112(%rdi), %xmm8  # stream k7
 	aesenc %xmm8, %xmm0
+	aesenc %xmm9, %xmm0
 	aesenc %xmm10, %xmm0
 	aesenc %xmm11, %xmm0
 	aesenc %xmm12, %xmm0
@@ -373,7 +371,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_ecb, .-aesgen_aes256_enc__x86_64_aesni_x8_ecb
 
-/* ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 210 AES instructions. */
+/* ctr: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry
 	.type aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry, @function
@@ -381,6 +379,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ecb:
 aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
@@ -425,15 +424,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	pshufb .Lconst(%rip), %xmm7
 	pxor %xmm10, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
@@ -443,15 +442,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm10, %xmm5
 	aesenc %xmm10, %xmm6
 	aesenc %xmm10, %xmm7
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
@@ -461,15 +460,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm10, %xmm5
 	aesenc %xmm10, %xmm6
 	aesenc %xmm10, %xmm7
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
@@ -479,15 +478,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm10, %xmm5
 	aesenc %xmm10, %xmm6
 	aesenc %xmm10, %xmm7
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
+	aesenc %xmm10, %xmm4
+	aesenc %xmm10, %xmm5
+	aesenc %xmm10, %xmm6
+	aesenc %xmm10, %xmm7
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
@@ -497,16 +496,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm10, %xmm5
 	aesenc %xmm10, %xmm6
 	aesenc %xmm10, %xmm7
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
@@ -515,6 +505,14 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	aesenc %xmm10, %xmm5
 	aesenc %xmm10, %xmm6
 	aesenc %xmm10, %xmm7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm12, %xmm2
@@ -597,56 +595,55 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	pshufb .Lconst(%rip), %xmm3
 	pxor %xmm10, %xmm3
 	paddq .Lconst+320(%rip), %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
 	aesenc %xmm10, %xmm3
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
 	aesenc %xmm10, %xmm3
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
 	aesenc %xmm10, %xmm3
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
+	aesenc %xmm10, %xmm2
+	aesenc %xmm10, %xmm3
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
 	aesenc %xmm10, %xmm3
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
 	aesenc %xmm10, %xmm3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm12, %xmm2
@@ -693,36 +690,35 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	pshufb .Lconst(%rip), %xmm1
 	pxor %xmm10, %xmm1
 	paddq .Lconst+192(%rip), %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesenc %xmm10, %xmm0
+	aesenc %xmm10, %xmm1
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm13, %xmm0
@@ -751,26 +747,25 @@ aesgen_aes256_enc__x86_64_aesni_x8_ctr_nocarry:
 	pshufb .Lconst(%rip), %xmm0
 	pxor %xmm10, %xmm0
 	paddq .Lconst+128(%rip), %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
+	movdqu 16(%rdi), %xmm10  # stream k1
+	aesenc %xmm10, %xmm0
 	movdqu 32(%rdi), %xmm10  # stream k2
 	aesenc %xmm10, %xmm0
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
+	movdqu 48(%rdi), %xmm10  # stream k3
+	aesenc %xmm10, %xmm0
 	movdqu 64(%rdi), %xmm10  # stream k4
 	aesenc %xmm10, %xmm0
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
+	movdqu 80(%rdi), %xmm10  # stream k5
+	aesenc %xmm10, %xmm0
 	movdqu 96(%rdi), %xmm10  # stream k6
 	aesenc %xmm10, %xmm0
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
+	movdqu 112(%rdi), %xmm10  # stream k7
+	aesenc %xmm10, %xmm0
 	movdqu 128(%rdi), %xmm10  # stream k8
 	aesenc %xmm10, %xmm0
-	movdqu 144(%rdi), %xmm11  # stream k9
-	aesenc %xmm11, %xmm0
-	movdqu 160(%rdi), %xmm10  # stream k10
+	movdqu 144(%rdi), %xmm10  # stream k9
 	aesenc %xmm10, %xmm0
+	aesenc %xmm11, %xmm0
 	aesenc %xmm12, %xmm0
 	aesenc %xmm13, %xmm0
 	aesenc %xmm14, %xmm0
@@ -845,7 +840,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_cbc, .-aesgen_aes256_enc__x86_64_aesni_x8_cbc
 
-/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 210 AES instructions. */
+/* xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 210 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_xts
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_xts
 	.type aesgen_aes256_enc__x86_64_aesni_x8_xts, @function
@@ -853,6 +848,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc:
 aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	.cfi_startproc
 	endbr64
+	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
 	movdqu 208(%rdi), %xmm14  # k13
 	movdqu 224(%rdi), %xmm15  # k14
@@ -965,15 +961,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	psllq $8, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
@@ -983,15 +979,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
@@ -1001,15 +997,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
@@ -1019,15 +1015,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
@@ -1037,15 +1033,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
+	aesenc %xmm11, %xmm4
+	aesenc %xmm11, %xmm5
+	aesenc %xmm11, %xmm6
+	aesenc %xmm11, %xmm7
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
@@ -1055,7 +1051,6 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	aesenc %xmm11, %xmm5
 	aesenc %xmm11, %xmm6
 	aesenc %xmm11, %xmm7
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm12, %xmm2
@@ -1173,57 +1168,56 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	psllq $4, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
 	aesenc %xmm11, %xmm3
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
 	aesenc %xmm11, %xmm3
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
 	aesenc %xmm11, %xmm3
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
 	aesenc %xmm11, %xmm3
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	aesenc %xmm11, %xmm2
+	aesenc %xmm11, %xmm3
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	aesenc %xmm11, %xmm2
 	aesenc %xmm11, %xmm3
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm12, %xmm2
@@ -1287,37 +1281,36 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	psllq $2, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesenc %xmm12, %xmm0
 	aesenc %xmm12, %xmm1
 	aesenc %xmm13, %xmm0
@@ -1354,27 +1347,26 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	psllq $1, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm12  # stream k1
-	aesenc %xmm12, %xmm0
+	movdqu 16(%rdi), %xmm11  # stream k1
+	aesenc %xmm11, %xmm0
 	movdqu 32(%rdi), %xmm11  # stream k2
 	aesenc %xmm11, %xmm0
-	movdqu 48(%rdi), %xmm12  # stream k3
-	aesenc %xmm12, %xmm0
+	movdqu 48(%rdi), %xmm11  # stream k3
+	aesenc %xmm11, %xmm0
 	movdqu 64(%rdi), %xmm11  # stream k4
 	aesenc %xmm11, %xmm0
-	movdqu 80(%rdi), %xmm12  # stream k5
-	aesenc %xmm12, %xmm0
+	movdqu 80(%rdi), %xmm11  # stream k5
+	aesenc %xmm11, %xmm0
 	movdqu 96(%rdi), %xmm11  # stream k6
 	aesenc %xmm11, %xmm0
-	movdqu 112(%rdi), %xmm12  # stream k7
-	aesenc %xmm12, %xmm0
+	movdqu 112(%rdi), %xmm11  # stream k7
+	aesenc %xmm11, %xmm0
 	movdqu 128(%rdi), %xmm11  # stream k8
 	aesenc %xmm11, %xmm0
-	movdqu 144(%rdi), %xmm12  # stream k9
-	aesenc %xmm12, %xmm0
+	movdqu 144(%rdi), %xmm11  # stream k9
+	aesenc %xmm11, %xmm0
 	movdqu 160(%rdi), %xmm11  # stream k10
 	aesenc %xmm11, %xmm0
-	movdqu 176(%rdi), %xmm12  # stream k11
 	aesenc %xmm12, %xmm0
 	aesenc %xmm13, %xmm0
 	aesenc %xmm14, %xmm0
@@ -1394,7 +1386,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_xts, .-aesgen_aes256_enc__x86_64_aesni_x8_xts
 
-/* cbc_lanes (8 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 112 AES instructions. */
+/* cbc_lanes (8 lanes): partial: round keys k9..k14 resident, the other 9 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 112 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8
 	.type aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8, @function
@@ -1402,6 +1394,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_xts:
 aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	movdqu 144(%rdi), %xmm10  # k9
 	movdqu 160(%rdi), %xmm11  # k10
 	movdqu 176(%rdi), %xmm12  # k11
 	movdqu 192(%rdi), %xmm13  # k12
@@ -1452,15 +1445,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	movdqu (%rax,%r9), %xmm8
 	pxor %xmm8, %xmm7
 	pxor %xmm9, %xmm7
-	movdqu 16(%rdi), %xmm10  # stream k1
-	aesenc %xmm10, %xmm0
-	aesenc %xmm10, %xmm1
-	aesenc %xmm10, %xmm2
-	aesenc %xmm10, %xmm3
-	aesenc %xmm10, %xmm4
-	aesenc %xmm10, %xmm5
-	aesenc %xmm10, %xmm6
-	aesenc %xmm10, %xmm7
+	movdqu 16(%rdi), %xmm9  # stream k1
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
 	movdqu 32(%rdi), %xmm9  # stream k2
 	aesenc %xmm9, %xmm0
 	aesenc %xmm9, %xmm1
@@ -1470,15 +1463,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	aesenc %xmm9, %xmm5
 	aesenc %xmm9, %xmm6
 	aesenc %xmm9, %xmm7
-	movdqu 48(%rdi), %xmm10  # stream k3
-	aesenc %xmm10, %xmm0
-	aesenc %xmm10, %xmm1
-	aesenc %xmm10, %xmm2
-	aesenc %xmm10, %xmm3
-	aesenc %xmm10, %xmm4
-	aesenc %xmm10, %xmm5
-	aesenc %xmm10, %xmm6
-	aesenc %xmm10, %xmm7
+	movdqu 48(%rdi), %xmm9  # stream k3
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
 	movdqu 64(%rdi), %xmm9  # stream k4
 	aesenc %xmm9, %xmm0
 	aesenc %xmm9, %xmm1
@@ -1488,15 +1481,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	aesenc %xmm9, %xmm5
 	aesenc %xmm9, %xmm6
 	aesenc %xmm9, %xmm7
-	movdqu 80(%rdi), %xmm10  # stream k5
-	aesenc %xmm10, %xmm0
-	aesenc %xmm10, %xmm1
-	aesenc %xmm10, %xmm2
-	aesenc %xmm10, %xmm3
-	aesenc %xmm10, %xmm4
-	aesenc %xmm10, %xmm5
-	aesenc %xmm10, %xmm6
-	aesenc %xmm10, %xmm7
+	movdqu 80(%rdi), %xmm9  # stream k5
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
 	movdqu 96(%rdi), %xmm9  # stream k6
 	aesenc %xmm9, %xmm0
 	aesenc %xmm9, %xmm1
@@ -1506,15 +1499,15 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	aesenc %xmm9, %xmm5
 	aesenc %xmm9, %xmm6
 	aesenc %xmm9, %xmm7
-	movdqu 112(%rdi), %xmm10  # stream k7
-	aesenc %xmm10, %xmm0
-	aesenc %xmm10, %xmm1
-	aesenc %xmm10, %xmm2
-	aesenc %xmm10, %xmm3
-	aesenc %xmm10, %xmm4
-	aesenc %xmm10, %xmm5
-	aesenc %xmm10, %xmm6
-	aesenc %xmm10, %xmm7
+	movdqu 112(%rdi), %xmm9  # stream k7
+	aesenc %xmm9, %xmm0
+	aesenc %xmm9, %xmm1
+	aesenc %xmm9, %xmm2
+	aesenc %xmm9, %xmm3
+	aesenc %xmm9, %xmm4
+	aesenc %xmm9, %xmm5
+	aesenc %xmm9, %xmm6
+	aesenc %xmm9, %xmm7
 	movdqu 128(%rdi), %xmm9  # stream k8
 	aesenc %xmm9, %xmm0
 	aesenc %xmm9, %xmm1
@@ -1524,7 +1517,6 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	aesenc %xmm9, %xmm5
 	aesenc %xmm9, %xmm6
 	aesenc %xmm9, %xmm7
-	movdqu 144(%rdi), %xmm10  # stream k9
 	aesenc %xmm10, %xmm0
 	aesenc %xmm10, %xmm1
 	aesenc %xmm10, %xmm2
@@ -1605,7 +1597,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8, .-aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8
 
-/* cbc_lanes (4 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 56 AES instructions. */
+/* cbc_lanes (4 lanes): partial: round keys k5..k14 resident, the other 5 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 56 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4
 	.type aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4, @function
@@ -1613,6 +1605,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes8:
 aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4:
 	.cfi_startproc
 	endbr64
+	movdqu 80(%rdi), %xmm6  # k5
 	movdqu 96(%rdi), %xmm7  # k6
 	movdqu 112(%rdi), %xmm8  # k7
 	movdqu 128(%rdi), %xmm9  # k8
@@ -1647,27 +1640,26 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4:
 	movdqu (%rax,%r9), %xmm4
 	pxor %xmm4, %xmm3
 	pxor %xmm5, %xmm3
-	movdqu 16(%rdi), %xmm6  # stream k1
-	aesenc %xmm6, %xmm0
-	aesenc %xmm6, %xmm1
-	aesenc %xmm6, %xmm2
-	aesenc %xmm6, %xmm3
+	movdqu 16(%rdi), %xmm5  # stream k1
+	aesenc %xmm5, %xmm0
+	aesenc %xmm5, %xmm1
+	aesenc %xmm5, %xmm2
+	aesenc %xmm5, %xmm3
 	movdqu 32(%rdi), %xmm5  # stream k2
 	aesenc %xmm5, %xmm0
 	aesenc %xmm5, %xmm1
 	aesenc %xmm5, %xmm2
 	aesenc %xmm5, %xmm3
-	movdqu 48(%rdi), %xmm6  # stream k3
-	aesenc %xmm6, %xmm0
-	aesenc %xmm6, %xmm1
-	aesenc %xmm6, %xmm2
-	aesenc %xmm6, %xmm3
+	movdqu 48(%rdi), %xmm5  # stream k3
+	aesenc %xmm5, %xmm0
+	aesenc %xmm5, %xmm1
+	aesenc %xmm5, %xmm2
+	aesenc %xmm5, %xmm3
 	movdqu 64(%rdi), %xmm5  # stream k4
 	aesenc %xmm5, %xmm0
 	aesenc %xmm5, %xmm1
 	aesenc %xmm5, %xmm2
 	aesenc %xmm5, %xmm3
-	movdqu 80(%rdi), %xmm6  # stream k5
 	aesenc %xmm6, %xmm0
 	aesenc %xmm6, %xmm1
 	aesenc %xmm6, %xmm2
@@ -1728,7 +1720,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4, .-aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4
 
-/* cbc_lanes (2 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 28 AES instructions. */
+/* cbc_lanes (2 lanes): partial: round keys k3..k14 resident, the other 3 streamed through one rotating register; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 28 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2
 	.hidden aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2
 	.type aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2, @function
@@ -1736,6 +1728,7 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes4:
 aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2:
 	.cfi_startproc
 	endbr64
+	movdqu 48(%rdi), %xmm4  # k3
 	movdqu 64(%rdi), %xmm5  # k4
 	movdqu 80(%rdi), %xmm6  # k5
 	movdqu 96(%rdi), %xmm7  # k6
@@ -1762,13 +1755,12 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2:
 	movdqu (%rax,%r9), %xmm2
 	pxor %xmm2, %xmm1
 	pxor %xmm3, %xmm1
-	movdqu 16(%rdi), %xmm4  # stream k1
-	aesenc %xmm4, %xmm0
-	aesenc %xmm4, %xmm1
+	movdqu 16(%rdi), %xmm3  # stream k1
+	aesenc %xmm3, %xmm0
+	aesenc %xmm3, %xmm1
 	movdqu 32(%rdi), %xmm3  # stream k2
 	aesenc %xmm3, %xmm0
 	aesenc %xmm3, %xmm1
-	movdqu 48(%rdi), %xmm4  # stream k3
 	aesenc %xmm4, %xmm0
 	aesenc %xmm4, %xmm1
 	aesenc %xmm5, %xmm0
@@ -1806,6 +1798,960 @@ aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2:
 	ret
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2, .-aesgen_aes256_enc__x86_64_aesni_x8_cbc_lanes2
+
+/* gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 224 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal
+	.hidden aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal
+	.type aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal:
+	.cfi_startproc
+	endbr64
+	movq (%r8), %xmm8  # the counter block
+	movhps 8(%r8), %xmm8
+	pshufb .Lconst(%rip), %xmm8
+	paddq .Lconst+64(%rip), %xmm8
+	movq 16(%r9), %rax  # the GHASH table
+	movdqu (%r9), %xmm9  # y
+	pshufb .Lconst(%rip), %xmm9  # as a block integer
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_done
+	movdqu (%rdi), %xmm15  # stream k0
+	movdqa %xmm8, %xmm0
+	pshufb .Lconst(%rip), %xmm0
+	pxor %xmm15, %xmm0
+	movdqa %xmm8, %xmm1
+	paddq .Lconst+128(%rip), %xmm1
+	pshufb .Lconst(%rip), %xmm1
+	pxor %xmm15, %xmm1
+	movdqa %xmm8, %xmm2
+	paddq .Lconst+192(%rip), %xmm2
+	pshufb .Lconst(%rip), %xmm2
+	pxor %xmm15, %xmm2
+	movdqa %xmm8, %xmm3
+	paddq .Lconst+256(%rip), %xmm3
+	pshufb .Lconst(%rip), %xmm3
+	pxor %xmm15, %xmm3
+	movdqa %xmm8, %xmm4
+	paddq .Lconst+320(%rip), %xmm4
+	pshufb .Lconst(%rip), %xmm4
+	pxor %xmm15, %xmm4
+	movdqa %xmm8, %xmm5
+	paddq .Lconst+384(%rip), %xmm5
+	pshufb .Lconst(%rip), %xmm5
+	pxor %xmm15, %xmm5
+	movdqa %xmm8, %xmm6
+	paddq .Lconst+448(%rip), %xmm6
+	pshufb .Lconst(%rip), %xmm6
+	pxor %xmm15, %xmm6
+	movdqa %xmm8, %xmm7
+	paddq .Lconst+512(%rip), %xmm7
+	pshufb .Lconst(%rip), %xmm7
+	pxor %xmm15, %xmm7
+	paddq .Lconst+576(%rip), %xmm8
+	movdqu 16(%rdi), %xmm15  # stream k1
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 32(%rdi), %xmm15  # stream k2
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 48(%rdi), %xmm15  # stream k3
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 64(%rdi), %xmm15  # stream k4
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 80(%rdi), %xmm15  # stream k5
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 96(%rdi), %xmm15  # stream k6
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 112(%rdi), %xmm15  # stream k7
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 128(%rdi), %xmm15  # stream k8
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 144(%rdi), %xmm15  # stream k9
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 160(%rdi), %xmm15  # stream k10
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 176(%rdi), %xmm15  # stream k11
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 192(%rdi), %xmm15  # stream k12
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 208(%rdi), %xmm15  # stream k13
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movdqu 224(%rdi), %xmm15  # stream k14
+	movdqu (%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm0
+	movdqu 16(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm1
+	movdqu 32(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm2
+	movdqu 48(%rdx), %xmm13
+	pxor %xmm15, %xmm13
+	aesenclast %xmm13, %xmm3
+	movdqu 64(%rdx), %xmm14
+	pxor %xmm15, %xmm14
+	aesenclast %xmm14, %xmm4
+	movdqu 80(%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm5
+	movdqu 96(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm6
+	movdqu 112(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm7
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	movdqu %xmm4, 64(%rsi)
+	movdqu %xmm5, 80(%rsi)
+	movdqu %xmm6, 96(%rsi)
+	movdqu %xmm7, 112(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_last
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_loop:
+	movdqu (%rdi), %xmm15  # stream k0
+	movdqa %xmm8, %xmm0
+	pshufb .Lconst(%rip), %xmm0
+	pxor %xmm15, %xmm0
+	movdqa %xmm8, %xmm1
+	paddq .Lconst+128(%rip), %xmm1
+	pshufb .Lconst(%rip), %xmm1
+	pxor %xmm15, %xmm1
+	movdqa %xmm8, %xmm2
+	paddq .Lconst+192(%rip), %xmm2
+	pshufb .Lconst(%rip), %xmm2
+	pxor %xmm15, %xmm2
+	movdqa %xmm8, %xmm3
+	paddq .Lconst+256(%rip), %xmm3
+	pshufb .Lconst(%rip), %xmm3
+	pxor %xmm15, %xmm3
+	movdqa %xmm8, %xmm4
+	paddq .Lconst+320(%rip), %xmm4
+	pshufb .Lconst(%rip), %xmm4
+	pxor %xmm15, %xmm4
+	movdqa %xmm8, %xmm5
+	paddq .Lconst+384(%rip), %xmm5
+	pshufb .Lconst(%rip), %xmm5
+	pxor %xmm15, %xmm5
+	movdqa %xmm8, %xmm6
+	paddq .Lconst+448(%rip), %xmm6
+	pshufb .Lconst(%rip), %xmm6
+	pxor %xmm15, %xmm6
+	movdqa %xmm8, %xmm7
+	paddq .Lconst+512(%rip), %xmm7
+	pshufb .Lconst(%rip), %xmm7
+	pxor %xmm15, %xmm7
+	paddq .Lconst+576(%rip), %xmm8
+	movdqu 16(%rdi), %xmm15  # stream k1
+	aesenc %xmm15, %xmm0
+	movdqu -128(%rsi), %xmm10  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm10
+	aesenc %xmm15, %xmm1
+	pxor %xmm9, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu (%rax), %xmm11  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $0, %xmm10, %xmm11
+	aesenc %xmm15, %xmm4
+	movdqu (%rax), %xmm12  # a power of H
+	aesenc %xmm15, %xmm5
+	pclmulqdq $17, %xmm10, %xmm12
+	aesenc %xmm15, %xmm6
+	pshufd $78, %xmm10, %xmm13
+	aesenc %xmm15, %xmm7
+	pxor %xmm13, %xmm10
+	movdqu 32(%rdi), %xmm15  # stream k2
+	aesenc %xmm15, %xmm0
+	movdqu 128(%rax), %xmm13  # a power of H
+	aesenc %xmm15, %xmm1
+	pclmulqdq $0, %xmm13, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu -112(%rsi), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm3
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 16(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 16(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 48(%rdi), %xmm15  # stream k3
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 144(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm6
+	movdqu -96(%rsi), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm7
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 32(%rax), %xmm14  # a power of H
+	movdqu 64(%rdi), %xmm15  # stream k4
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 32(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 160(%rax), %xmm14  # a power of H
+	movdqu 80(%rdi), %xmm15  # stream k5
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm1
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu -80(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 48(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 48(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 96(%rdi), %xmm15  # stream k6
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 176(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm6
+	movdqu -64(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 64(%rax), %xmm14  # a power of H
+	movdqu 112(%rdi), %xmm15  # stream k7
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 64(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 192(%rax), %xmm14  # a power of H
+	movdqu 128(%rdi), %xmm15  # stream k8
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm1
+	pxor %xmm13, %xmm10
+	movdqu -48(%rsi), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm2
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 80(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 80(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 144(%rdi), %xmm15  # stream k9
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 208(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	movdqu -32(%rsi), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm6
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 96(%rax), %xmm14  # a power of H
+	movdqu 160(%rdi), %xmm15  # stream k10
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 96(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 224(%rax), %xmm14  # a power of H
+	movdqu 176(%rdi), %xmm15  # stream k11
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm1
+	movdqu -16(%rsi), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm2
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 112(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 112(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 192(%rdi), %xmm15  # stream k12
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 240(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm5
+	pxor %xmm11, %xmm10
+	aesenc %xmm15, %xmm6
+	pxor %xmm12, %xmm10
+	aesenc %xmm15, %xmm7
+	pshufd $78, %xmm11, %xmm13
+	movdqu 208(%rdi), %xmm15  # stream k13
+	aesenc %xmm15, %xmm0
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm1
+	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	aesenc %xmm15, %xmm2
+	pxor %xmm11, %xmm10
+	aesenc %xmm15, %xmm3
+	pshufd $78, %xmm10, %xmm11
+	aesenc %xmm15, %xmm4
+	pxor %xmm11, %xmm12
+	aesenc %xmm15, %xmm5
+	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	aesenc %xmm15, %xmm6
+	pxor %xmm10, %xmm12
+	aesenc %xmm15, %xmm7
+	movdqa %xmm12, %xmm9
+	movdqu 224(%rdi), %xmm15  # stream k14
+	movdqu (%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm0
+	movdqu 16(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm1
+	movdqu 32(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm2
+	movdqu 48(%rdx), %xmm13
+	pxor %xmm15, %xmm13
+	aesenclast %xmm13, %xmm3
+	movdqu 64(%rdx), %xmm14
+	pxor %xmm15, %xmm14
+	aesenclast %xmm14, %xmm4
+	movdqu 80(%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm5
+	movdqu 96(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm6
+	movdqu 112(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm7
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	movdqu %xmm4, 64(%rsi)
+	movdqu %xmm5, 80(%rsi)
+	movdqu %xmm6, 96(%rsi)
+	movdqu %xmm7, 112(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_loop
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_last:
+	movdqu -128(%rsi), %xmm10  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm10
+	pxor %xmm9, %xmm10
+	movdqu (%rax), %xmm11  # a power of H
+	pclmulqdq $0, %xmm10, %xmm11
+	movdqu (%rax), %xmm12  # a power of H
+	pclmulqdq $17, %xmm10, %xmm12
+	pshufd $78, %xmm10, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu 128(%rax), %xmm13  # a power of H
+	pclmulqdq $0, %xmm13, %xmm10
+	movdqu -112(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 16(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 16(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 144(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -96(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 32(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 32(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 160(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -80(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 48(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 48(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 176(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -64(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 64(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 64(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 192(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -48(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 80(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 80(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 208(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -32(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 96(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 96(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 224(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu -16(%rsi), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 112(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm13, %xmm14
+	pxor %xmm14, %xmm11
+	movdqu 112(%rax), %xmm14  # a power of H
+	pclmulqdq $17, %xmm13, %xmm14
+	pxor %xmm14, %xmm12
+	pshufd $78, %xmm13, %xmm14
+	pxor %xmm14, %xmm13
+	movdqu 240(%rax), %xmm14  # a power of H
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	pxor %xmm11, %xmm10
+	pxor %xmm12, %xmm10
+	pshufd $78, %xmm11, %xmm13
+	pxor %xmm13, %xmm10
+	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	pxor %xmm11, %xmm10
+	pshufd $78, %xmm10, %xmm11
+	pxor %xmm11, %xmm12
+	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	pxor %xmm10, %xmm12
+	movdqa %xmm12, %xmm9
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_done:
+	pshufb .Lconst(%rip), %xmm9
+	movdqu %xmm9, (%r9)  # y for the caller
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal, .-aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal
+
+/* gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 112 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_aesni_x8_gcm_open
+	.hidden aesgen_aes256_enc__x86_64_aesni_x8_gcm_open
+	.type aesgen_aes256_enc__x86_64_aesni_x8_gcm_open, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_aesni_x8_gcm_open:
+	.cfi_startproc
+	endbr64
+	movq (%r8), %xmm8  # the counter block
+	movhps 8(%r8), %xmm8
+	pshufb .Lconst(%rip), %xmm8
+	paddq .Lconst+64(%rip), %xmm8
+	movq 16(%r9), %rax  # the GHASH table
+	movdqu (%r9), %xmm9  # y
+	pshufb .Lconst(%rip), %xmm9  # as a block integer
+	cmpq $8, %rcx
+	jb .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_open_done
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_open_loop:
+	movdqu (%rdi), %xmm15  # stream k0
+	movdqa %xmm8, %xmm0
+	pshufb .Lconst(%rip), %xmm0
+	pxor %xmm15, %xmm0
+	movdqa %xmm8, %xmm1
+	paddq .Lconst+128(%rip), %xmm1
+	pshufb .Lconst(%rip), %xmm1
+	pxor %xmm15, %xmm1
+	movdqa %xmm8, %xmm2
+	paddq .Lconst+192(%rip), %xmm2
+	pshufb .Lconst(%rip), %xmm2
+	pxor %xmm15, %xmm2
+	movdqa %xmm8, %xmm3
+	paddq .Lconst+256(%rip), %xmm3
+	pshufb .Lconst(%rip), %xmm3
+	pxor %xmm15, %xmm3
+	movdqa %xmm8, %xmm4
+	paddq .Lconst+320(%rip), %xmm4
+	pshufb .Lconst(%rip), %xmm4
+	pxor %xmm15, %xmm4
+	movdqa %xmm8, %xmm5
+	paddq .Lconst+384(%rip), %xmm5
+	pshufb .Lconst(%rip), %xmm5
+	pxor %xmm15, %xmm5
+	movdqa %xmm8, %xmm6
+	paddq .Lconst+448(%rip), %xmm6
+	pshufb .Lconst(%rip), %xmm6
+	pxor %xmm15, %xmm6
+	movdqa %xmm8, %xmm7
+	paddq .Lconst+512(%rip), %xmm7
+	pshufb .Lconst(%rip), %xmm7
+	pxor %xmm15, %xmm7
+	paddq .Lconst+576(%rip), %xmm8
+	movdqu 16(%rdi), %xmm15  # stream k1
+	aesenc %xmm15, %xmm0
+	movdqu (%rdx), %xmm10  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm10
+	aesenc %xmm15, %xmm1
+	pxor %xmm9, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu (%rax), %xmm11  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $0, %xmm10, %xmm11
+	aesenc %xmm15, %xmm4
+	movdqu (%rax), %xmm12  # a power of H
+	aesenc %xmm15, %xmm5
+	pclmulqdq $17, %xmm10, %xmm12
+	aesenc %xmm15, %xmm6
+	pshufd $78, %xmm10, %xmm13
+	aesenc %xmm15, %xmm7
+	pxor %xmm13, %xmm10
+	movdqu 32(%rdi), %xmm15  # stream k2
+	aesenc %xmm15, %xmm0
+	movdqu 128(%rax), %xmm13  # a power of H
+	aesenc %xmm15, %xmm1
+	pclmulqdq $0, %xmm13, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu 16(%rdx), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm3
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 16(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 16(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 48(%rdi), %xmm15  # stream k3
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 144(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm6
+	movdqu 32(%rdx), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm7
+	pshufb .Lconst(%rip), %xmm13
+	movdqu 32(%rax), %xmm14  # a power of H
+	movdqu 64(%rdi), %xmm15  # stream k4
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 32(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 160(%rax), %xmm14  # a power of H
+	movdqu 80(%rdi), %xmm15  # stream k5
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm1
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm2
+	movdqu 48(%rdx), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 48(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 48(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 96(%rdi), %xmm15  # stream k6
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 176(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm6
+	movdqu 64(%rdx), %xmm13  # ciphertext to hash
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 64(%rax), %xmm14  # a power of H
+	movdqu 112(%rdi), %xmm15  # stream k7
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 64(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 192(%rax), %xmm14  # a power of H
+	movdqu 128(%rdi), %xmm15  # stream k8
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm1
+	pxor %xmm13, %xmm10
+	movdqu 80(%rdx), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm2
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 80(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 80(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 144(%rdi), %xmm15  # stream k9
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 208(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	aesenc %xmm15, %xmm5
+	pxor %xmm13, %xmm10
+	movdqu 96(%rdx), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm6
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 96(%rax), %xmm14  # a power of H
+	movdqu 160(%rdi), %xmm15  # stream k10
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm1
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm2
+	movdqu 96(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm3
+	pclmulqdq $17, %xmm13, %xmm14
+	aesenc %xmm15, %xmm4
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm5
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm6
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm7
+	movdqu 224(%rax), %xmm14  # a power of H
+	movdqu 176(%rdi), %xmm15  # stream k11
+	aesenc %xmm15, %xmm0
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm1
+	movdqu 112(%rdx), %xmm13  # ciphertext to hash
+	aesenc %xmm15, %xmm2
+	pshufb .Lconst(%rip), %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 112(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm13, %xmm14
+	aesenc %xmm15, %xmm5
+	pxor %xmm14, %xmm11
+	aesenc %xmm15, %xmm6
+	movdqu 112(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm7
+	pclmulqdq $17, %xmm13, %xmm14
+	movdqu 192(%rdi), %xmm15  # stream k12
+	aesenc %xmm15, %xmm0
+	pxor %xmm14, %xmm12
+	aesenc %xmm15, %xmm1
+	pshufd $78, %xmm13, %xmm14
+	aesenc %xmm15, %xmm2
+	pxor %xmm14, %xmm13
+	aesenc %xmm15, %xmm3
+	movdqu 240(%rax), %xmm14  # a power of H
+	aesenc %xmm15, %xmm4
+	pclmulqdq $0, %xmm14, %xmm13
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm5
+	pxor %xmm11, %xmm10
+	aesenc %xmm15, %xmm6
+	pxor %xmm12, %xmm10
+	aesenc %xmm15, %xmm7
+	pshufd $78, %xmm11, %xmm13
+	movdqu 208(%rdi), %xmm15  # stream k13
+	aesenc %xmm15, %xmm0
+	pxor %xmm13, %xmm10
+	aesenc %xmm15, %xmm1
+	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	aesenc %xmm15, %xmm2
+	pxor %xmm11, %xmm10
+	aesenc %xmm15, %xmm3
+	pshufd $78, %xmm10, %xmm11
+	aesenc %xmm15, %xmm4
+	pxor %xmm11, %xmm12
+	aesenc %xmm15, %xmm5
+	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	aesenc %xmm15, %xmm6
+	pxor %xmm10, %xmm12
+	aesenc %xmm15, %xmm7
+	movdqa %xmm12, %xmm9
+	movdqu 224(%rdi), %xmm15  # stream k14
+	movdqu (%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm0
+	movdqu 16(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm1
+	movdqu 32(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm2
+	movdqu 48(%rdx), %xmm13
+	pxor %xmm15, %xmm13
+	aesenclast %xmm13, %xmm3
+	movdqu 64(%rdx), %xmm14
+	pxor %xmm15, %xmm14
+	aesenclast %xmm14, %xmm4
+	movdqu 80(%rdx), %xmm10
+	pxor %xmm15, %xmm10
+	aesenclast %xmm10, %xmm5
+	movdqu 96(%rdx), %xmm11
+	pxor %xmm15, %xmm11
+	aesenclast %xmm11, %xmm6
+	movdqu 112(%rdx), %xmm12
+	pxor %xmm15, %xmm12
+	aesenclast %xmm12, %xmm7
+	movdqu %xmm0, (%rsi)
+	movdqu %xmm1, 16(%rsi)
+	movdqu %xmm2, 32(%rsi)
+	movdqu %xmm3, 48(%rsi)
+	movdqu %xmm4, 64(%rsi)
+	movdqu %xmm5, 80(%rsi)
+	movdqu %xmm6, 96(%rsi)
+	movdqu %xmm7, 112(%rsi)
+	addq $128, %rdx
+	addq $128, %rsi
+	subq $8, %rcx
+	cmpq $8, %rcx
+	jae .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_open_loop
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_open_done:
+	pshufb .Lconst(%rip), %xmm9
+	movdqu %xmm9, (%r9)  # y for the caller
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_aesni_x8_gcm_open, .-aesgen_aes256_enc__x86_64_aesni_x8_gcm_open
 
 	.section .rodata
 	.p2align 6

@@ -9,9 +9,9 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * cbc: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * ecb: partial: round keys k6..k12 resident, the other 6 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * cbc: partial: round keys k8..k12 resident, the other 8 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -22,7 +22,7 @@
 
 	.text
 
-/* ecb: partial: round keys k7..k12 resident, the other 7 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 192 AES instructions. */
+/* ecb: partial: round keys k6..k12 resident, the other 6 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes192_dec__x86_64_vaes256_x8_ecb
 	.type aesgen_aes192_dec__x86_64_vaes256_x8_ecb, @function
@@ -30,6 +30,7 @@
 aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 96(%rdi), %ymm9  # k6
 	vbroadcasti128 112(%rdi), %ymm10  # k7
 	vbroadcasti128 128(%rdi), %ymm11  # k8
 	vbroadcasti128 144(%rdi), %ymm12  # k9
@@ -48,15 +49,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vpxor 160(%rdx), %ymm8, %ymm5
 	vpxor 192(%rdx), %ymm8, %ymm6
 	vpxor 224(%rdx), %ymm8, %ymm7
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
-	vaesdec %ymm9, %ymm4, %ymm4
-	vaesdec %ymm9, %ymm5, %ymm5
-	vaesdec %ymm9, %ymm6, %ymm6
-	vaesdec %ymm9, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vaesdec %ymm8, %ymm4, %ymm4
+	vaesdec %ymm8, %ymm5, %ymm5
+	vaesdec %ymm8, %ymm6, %ymm6
+	vaesdec %ymm8, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
@@ -66,15 +67,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vaesdec %ymm8, %ymm5, %ymm5
 	vaesdec %ymm8, %ymm6, %ymm6
 	vaesdec %ymm8, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
-	vaesdec %ymm9, %ymm4, %ymm4
-	vaesdec %ymm9, %ymm5, %ymm5
-	vaesdec %ymm9, %ymm6, %ymm6
-	vaesdec %ymm9, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
+	vaesdec %ymm8, %ymm4, %ymm4
+	vaesdec %ymm8, %ymm5, %ymm5
+	vaesdec %ymm8, %ymm6, %ymm6
+	vaesdec %ymm8, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
@@ -84,16 +85,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vaesdec %ymm8, %ymm5, %ymm5
 	vaesdec %ymm8, %ymm6, %ymm6
 	vaesdec %ymm8, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
-	vaesdec %ymm9, %ymm4, %ymm4
-	vaesdec %ymm9, %ymm5, %ymm5
-	vaesdec %ymm9, %ymm6, %ymm6
-	vaesdec %ymm9, %ymm7, %ymm7
-	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	vaesdec %ymm8, %ymm2, %ymm2
@@ -102,6 +94,14 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vaesdec %ymm8, %ymm5, %ymm5
 	vaesdec %ymm8, %ymm6, %ymm6
 	vaesdec %ymm8, %ymm7, %ymm7
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
+	vaesdec %ymm9, %ymm4, %ymm4
+	vaesdec %ymm9, %ymm5, %ymm5
+	vaesdec %ymm9, %ymm6, %ymm6
+	vaesdec %ymm9, %ymm7, %ymm7
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
@@ -172,36 +172,35 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vpxor 32(%rdx), %ymm8, %ymm1
 	vpxor 64(%rdx), %ymm8, %ymm2
 	vpxor 96(%rdx), %ymm8, %ymm3
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	vaesdec %ymm8, %ymm2, %ymm2
 	vaesdec %ymm8, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm8, %ymm2, %ymm2
+	vaesdec %ymm8, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	vaesdec %ymm8, %ymm2, %ymm2
 	vaesdec %ymm8, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vaesdec %ymm9, %ymm2, %ymm2
-	vaesdec %ymm9, %ymm3, %ymm3
-	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	vaesdec %ymm8, %ymm2, %ymm2
 	vaesdec %ymm8, %ymm3, %ymm3
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm2, %ymm2
+	vaesdec %ymm9, %ymm3, %ymm3
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
@@ -242,24 +241,23 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
 	vpxor 32(%rdx), %ymm8, %ymm1
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesdec %ymm9, %ymm0, %ymm0
-	vaesdec %ymm9, %ymm1, %ymm1
-	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
+	vaesdec %ymm9, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm11, %ymm0, %ymm0
@@ -285,18 +283,17 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 .Laesgen_aes192_dec__x86_64_vaes256_x8_ecb_vector:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesdec %ymm9, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesdec %ymm8, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesdec %ymm8, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesdec %ymm9, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesdec %ymm8, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesdec %ymm8, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesdec %ymm9, %ymm0, %ymm0
-	vbroadcasti128 96(%rdi), %ymm8  # stream k6
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
 	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm9, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm0, %ymm0
@@ -320,7 +317,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	vaesdec 48(%rdi), %xmm0, %xmm0
 	vaesdec 64(%rdi), %xmm0, %xmm0
 	vaesdec 80(%rdi), %xmm0, %xmm0
-	vaesdec 96(%rdi), %xmm0, %xmm0
+	vaesdec %xmm9, %xmm0, %xmm0
 	vaesdec %xmm10, %xmm0, %xmm0
 	vaesdec %xmm11, %xmm0, %xmm0
 	vaesdec %xmm12, %xmm0, %xmm0
@@ -338,7 +335,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_vaes256_x8_ecb, .-aesgen_aes192_dec__x86_64_vaes256_x8_ecb
 
-/* cbc: partial: round keys k9..k12 resident, the other 9 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 192 AES instructions. */
+/* cbc: partial: round keys k8..k12 resident, the other 8 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_x8_cbc
 	.hidden aesgen_aes192_dec__x86_64_vaes256_x8_cbc
 	.type aesgen_aes192_dec__x86_64_vaes256_x8_cbc, @function
@@ -346,6 +343,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_ecb:
 aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 128(%rdi), %ymm11  # k8
 	vbroadcasti128 144(%rdi), %ymm12  # k9
 	vbroadcasti128 160(%rdi), %ymm13  # k10
 	vbroadcasti128 176(%rdi), %ymm14  # k11
@@ -363,15 +361,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vpxor 160(%rdx), %ymm10, %ymm5
 	vpxor 192(%rdx), %ymm10, %ymm6
 	vpxor 224(%rdx), %ymm10, %ymm7
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
-	vaesdec %ymm11, %ymm4, %ymm4
-	vaesdec %ymm11, %ymm5, %ymm5
-	vaesdec %ymm11, %ymm6, %ymm6
-	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm10, %ymm4, %ymm4
+	vaesdec %ymm10, %ymm5, %ymm5
+	vaesdec %ymm10, %ymm6, %ymm6
+	vaesdec %ymm10, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
@@ -381,15 +379,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vaesdec %ymm10, %ymm5, %ymm5
 	vaesdec %ymm10, %ymm6, %ymm6
 	vaesdec %ymm10, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
-	vaesdec %ymm11, %ymm4, %ymm4
-	vaesdec %ymm11, %ymm5, %ymm5
-	vaesdec %ymm11, %ymm6, %ymm6
-	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm10, %ymm4, %ymm4
+	vaesdec %ymm10, %ymm5, %ymm5
+	vaesdec %ymm10, %ymm6, %ymm6
+	vaesdec %ymm10, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
@@ -399,15 +397,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vaesdec %ymm10, %ymm5, %ymm5
 	vaesdec %ymm10, %ymm6, %ymm6
 	vaesdec %ymm10, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
-	vaesdec %ymm11, %ymm4, %ymm4
-	vaesdec %ymm11, %ymm5, %ymm5
-	vaesdec %ymm11, %ymm6, %ymm6
-	vaesdec %ymm11, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm10, %ymm4, %ymm4
+	vaesdec %ymm10, %ymm5, %ymm5
+	vaesdec %ymm10, %ymm6, %ymm6
+	vaesdec %ymm10, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
@@ -417,16 +415,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vaesdec %ymm10, %ymm5, %ymm5
 	vaesdec %ymm10, %ymm6, %ymm6
 	vaesdec %ymm10, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
-	vaesdec %ymm11, %ymm4, %ymm4
-	vaesdec %ymm11, %ymm5, %ymm5
-	vaesdec %ymm11, %ymm6, %ymm6
-	vaesdec %ymm11, %ymm7, %ymm7
-	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
@@ -435,6 +424,14 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vaesdec %ymm10, %ymm5, %ymm5
 	vaesdec %ymm10, %ymm6, %ymm6
 	vaesdec %ymm10, %ymm7, %ymm7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm12, %ymm2, %ymm2
@@ -500,46 +497,45 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vpxor 32(%rdx), %ymm10, %ymm1
 	vpxor 64(%rdx), %ymm10, %ymm2
 	vpxor 96(%rdx), %ymm10, %ymm3
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
 	vaesdec %ymm10, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
 	vaesdec %ymm10, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm10, %ymm2, %ymm2
+	vaesdec %ymm10, %ymm3, %ymm3
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
 	vaesdec %ymm10, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vaesdec %ymm11, %ymm2, %ymm2
-	vaesdec %ymm11, %ymm3, %ymm3
-	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	vaesdec %ymm10, %ymm2, %ymm2
 	vaesdec %ymm10, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm12, %ymm2, %ymm2
@@ -579,30 +575,29 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor (%rdx), %ymm10, %ymm0
 	vpxor 32(%rdx), %ymm10, %ymm1
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesdec %ymm11, %ymm0, %ymm0
-	vaesdec %ymm11, %ymm1, %ymm1
-	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm13, %ymm0, %ymm0
@@ -629,22 +624,21 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 .Laesgen_aes192_dec__x86_64_vaes256_x8_cbc_vector:
 	vbroadcasti128 (%rdi), %ymm10  # stream k0
 	vpxor (%rdx), %ymm10, %ymm0
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesdec %ymm10, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesdec %ymm10, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesdec %ymm10, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesdec %ymm10, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesdec %ymm10, %ymm0, %ymm0
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesdec %ymm10, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesdec %ymm11, %ymm0, %ymm0
-	vbroadcasti128 128(%rdi), %ymm10  # stream k8
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
 	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm13, %ymm0, %ymm0
 	vaesdec %ymm14, %ymm0, %ymm0
@@ -672,7 +666,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	vaesdec 80(%rdi), %xmm0, %xmm0
 	vaesdec 96(%rdi), %xmm0, %xmm0
 	vaesdec 112(%rdi), %xmm0, %xmm0
-	vaesdec 128(%rdi), %xmm0, %xmm0
+	vaesdec %xmm11, %xmm0, %xmm0
 	vaesdec %xmm12, %xmm0, %xmm0
 	vaesdec %xmm13, %xmm0, %xmm0
 	vaesdec %xmm14, %xmm0, %xmm0
@@ -691,7 +685,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_dec__x86_64_vaes256_x8_cbc, .-aesgen_aes192_dec__x86_64_vaes256_x8_cbc
 
-/* xts: partial: round keys k10..k12 resident, the other 10 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 192 AES instructions. */
+/* xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 192 AES instructions. */
 	.globl aesgen_aes192_dec__x86_64_vaes256_x8_xts
 	.hidden aesgen_aes192_dec__x86_64_vaes256_x8_xts
 	.type aesgen_aes192_dec__x86_64_vaes256_x8_xts, @function
@@ -699,6 +693,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_cbc:
 aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 144(%rdi), %ymm12  # k9
 	vbroadcasti128 160(%rdi), %ymm13  # k10
 	vbroadcasti128 176(%rdi), %ymm14  # k11
 	vbroadcasti128 192(%rdi), %ymm15  # k12
@@ -787,15 +782,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vpsllq $16, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm12, %ymm4, %ymm4
-	vaesdec %ymm12, %ymm5, %ymm5
-	vaesdec %ymm12, %ymm6, %ymm6
-	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
@@ -805,15 +800,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vaesdec %ymm11, %ymm5, %ymm5
 	vaesdec %ymm11, %ymm6, %ymm6
 	vaesdec %ymm11, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm12, %ymm4, %ymm4
-	vaesdec %ymm12, %ymm5, %ymm5
-	vaesdec %ymm12, %ymm6, %ymm6
-	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
@@ -823,15 +818,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vaesdec %ymm11, %ymm5, %ymm5
 	vaesdec %ymm11, %ymm6, %ymm6
 	vaesdec %ymm11, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm12, %ymm4, %ymm4
-	vaesdec %ymm12, %ymm5, %ymm5
-	vaesdec %ymm12, %ymm6, %ymm6
-	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
@@ -841,15 +836,15 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vaesdec %ymm11, %ymm5, %ymm5
 	vaesdec %ymm11, %ymm6, %ymm6
 	vaesdec %ymm11, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm12, %ymm4, %ymm4
-	vaesdec %ymm12, %ymm5, %ymm5
-	vaesdec %ymm12, %ymm6, %ymm6
-	vaesdec %ymm12, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
+	vaesdec %ymm11, %ymm4, %ymm4
+	vaesdec %ymm11, %ymm5, %ymm5
+	vaesdec %ymm11, %ymm6, %ymm6
+	vaesdec %ymm11, %ymm7, %ymm7
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
@@ -859,7 +854,6 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vaesdec %ymm11, %ymm5, %ymm5
 	vaesdec %ymm11, %ymm6, %ymm6
 	vaesdec %ymm11, %ymm7, %ymm7
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm12, %ymm2, %ymm2
@@ -954,47 +948,46 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vpsllq $8, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
 	vaesdec %ymm11, %ymm2, %ymm2
 	vaesdec %ymm11, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
 	vaesdec %ymm11, %ymm2, %ymm2
 	vaesdec %ymm11, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
 	vaesdec %ymm11, %ymm2, %ymm2
 	vaesdec %ymm11, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vaesdec %ymm11, %ymm2, %ymm2
+	vaesdec %ymm11, %ymm3, %ymm3
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
 	vaesdec %ymm11, %ymm2, %ymm2
 	vaesdec %ymm11, %ymm3, %ymm3
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm12, %ymm2, %ymm2
@@ -1047,31 +1040,30 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vpsllq $4, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm12, %ymm1, %ymm1
 	vaesdec %ymm13, %ymm0, %ymm0
@@ -1103,23 +1095,22 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vpsllq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesdec %ymm11, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesdec %ymm11, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesdec %ymm11, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesdec %ymm11, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesdec %ymm11, %ymm0, %ymm0
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesdec %ymm11, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesdec %ymm12, %ymm0, %ymm0
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesdec %ymm11, %ymm0, %ymm0
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesdec %ymm11, %ymm0, %ymm0
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
 	vaesdec %ymm12, %ymm0, %ymm0
 	vaesdec %ymm13, %ymm0, %ymm0
 	vaesdec %ymm14, %ymm0, %ymm0
@@ -1152,7 +1143,7 @@ aesgen_aes192_dec__x86_64_vaes256_x8_xts:
 	vaesdec 96(%rdi), %xmm0, %xmm0
 	vaesdec 112(%rdi), %xmm0, %xmm0
 	vaesdec 128(%rdi), %xmm0, %xmm0
-	vaesdec 144(%rdi), %xmm0, %xmm0
+	vaesdec %xmm12, %xmm0, %xmm0
 	vaesdec %xmm13, %xmm0, %xmm0
 	vaesdec %xmm14, %xmm0, %xmm0
 	vpxor (%rsi), %xmm15, %xmm9

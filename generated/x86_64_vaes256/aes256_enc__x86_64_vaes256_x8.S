@@ -9,15 +9,16 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
- * ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
- * ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
+ * ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
+ * ctr: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: borrow: all 15 round keys resident; the first round's temporaries borrow the registers of k14, which are reloaded after their last use; 1 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
- * cbc_lanes (16 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * cbc_lanes (8 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * cbc_lanes (4 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
- * gcm: no stitched loop (16 registers cannot hold 8 data registers, 2 loop-carried values and 7 temporaries even with streamed keys); the runtime runs CTR and GHASH in two passes.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 206 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
+ * cbc_lanes (16 lanes): partial: round keys k9..k14 resident, the other 9 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (8 lanes): partial: round keys k5..k14 resident, the other 5 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * cbc_lanes (4 lanes): partial: round keys k3..k14 resident, the other 3 streamed through one rotating register; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
+ * gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 222 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -27,7 +28,7 @@
 
 	.text
 
-/* ecb: partial: round keys k9..k14 resident, the other 9 streamed through 2 rotating registers; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 224 AES instructions. */
+/* ecb: partial: round keys k8..k14 resident, the other 8 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_ecb
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_ecb
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_ecb, @function
@@ -35,6 +36,7 @@
 aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 128(%rdi), %ymm9  # k8
 	vbroadcasti128 144(%rdi), %ymm10  # k9
 	vbroadcasti128 160(%rdi), %ymm11  # k10
 	vbroadcasti128 176(%rdi), %ymm12  # k11
@@ -53,15 +55,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vpxor 160(%rdx), %ymm8, %ymm5
 	vpxor 192(%rdx), %ymm8, %ymm6
 	vpxor 224(%rdx), %ymm8, %ymm7
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
-	vaesenc %ymm9, %ymm4, %ymm4
-	vaesenc %ymm9, %ymm5, %ymm5
-	vaesenc %ymm9, %ymm6, %ymm6
-	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm8, %ymm4, %ymm4
+	vaesenc %ymm8, %ymm5, %ymm5
+	vaesenc %ymm8, %ymm6, %ymm6
+	vaesenc %ymm8, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
@@ -71,15 +73,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vaesenc %ymm8, %ymm5, %ymm5
 	vaesenc %ymm8, %ymm6, %ymm6
 	vaesenc %ymm8, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
-	vaesenc %ymm9, %ymm4, %ymm4
-	vaesenc %ymm9, %ymm5, %ymm5
-	vaesenc %ymm9, %ymm6, %ymm6
-	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm8, %ymm4, %ymm4
+	vaesenc %ymm8, %ymm5, %ymm5
+	vaesenc %ymm8, %ymm6, %ymm6
+	vaesenc %ymm8, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
@@ -89,15 +91,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vaesenc %ymm8, %ymm5, %ymm5
 	vaesenc %ymm8, %ymm6, %ymm6
 	vaesenc %ymm8, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
-	vaesenc %ymm9, %ymm4, %ymm4
-	vaesenc %ymm9, %ymm5, %ymm5
-	vaesenc %ymm9, %ymm6, %ymm6
-	vaesenc %ymm9, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm8, %ymm4, %ymm4
+	vaesenc %ymm8, %ymm5, %ymm5
+	vaesenc %ymm8, %ymm6, %ymm6
+	vaesenc %ymm8, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm8  # stream k6
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
@@ -107,16 +109,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vaesenc %ymm8, %ymm5, %ymm5
 	vaesenc %ymm8, %ymm6, %ymm6
 	vaesenc %ymm8, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm9  # stream k7
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
-	vaesenc %ymm9, %ymm4, %ymm4
-	vaesenc %ymm9, %ymm5, %ymm5
-	vaesenc %ymm9, %ymm6, %ymm6
-	vaesenc %ymm9, %ymm7, %ymm7
-	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vbroadcasti128 112(%rdi), %ymm8  # stream k7
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	vaesenc %ymm8, %ymm2, %ymm2
@@ -125,6 +118,14 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vaesenc %ymm8, %ymm5, %ymm5
 	vaesenc %ymm8, %ymm6, %ymm6
 	vaesenc %ymm8, %ymm7, %ymm7
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
@@ -195,46 +196,45 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vpxor 32(%rdx), %ymm8, %ymm1
 	vpxor 64(%rdx), %ymm8, %ymm2
 	vpxor 96(%rdx), %ymm8, %ymm3
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	vaesenc %ymm8, %ymm2, %ymm2
 	vaesenc %ymm8, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	vaesenc %ymm8, %ymm2, %ymm2
 	vaesenc %ymm8, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm8, %ymm2, %ymm2
+	vaesenc %ymm8, %ymm3, %ymm3
 	vbroadcasti128 96(%rdi), %ymm8  # stream k6
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	vaesenc %ymm8, %ymm2, %ymm2
 	vaesenc %ymm8, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm9  # stream k7
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vaesenc %ymm9, %ymm2, %ymm2
-	vaesenc %ymm9, %ymm3, %ymm3
-	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vbroadcasti128 112(%rdi), %ymm8  # stream k7
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	vaesenc %ymm8, %ymm2, %ymm2
 	vaesenc %ymm8, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
@@ -275,30 +275,29 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
 	vpxor 32(%rdx), %ymm8, %ymm1
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
 	vbroadcasti128 96(%rdi), %ymm8  # stream k6
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm9  # stream k7
-	vaesenc %ymm9, %ymm0, %ymm0
-	vaesenc %ymm9, %ymm1, %ymm1
-	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vbroadcasti128 112(%rdi), %ymm8  # stream k7
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -324,22 +323,21 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 .Laesgen_aes256_enc__x86_64_vaes256_x8_ecb_vector:
 	vbroadcasti128 (%rdi), %ymm8  # stream k0
 	vpxor (%rdx), %ymm8, %ymm0
-	vbroadcasti128 16(%rdi), %ymm9  # stream k1
-	vaesenc %ymm9, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm8  # stream k1
+	vaesenc %ymm8, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm8  # stream k2
 	vaesenc %ymm8, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm9  # stream k3
-	vaesenc %ymm9, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm8  # stream k3
+	vaesenc %ymm8, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm8  # stream k4
 	vaesenc %ymm8, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm9  # stream k5
-	vaesenc %ymm9, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm8  # stream k5
+	vaesenc %ymm8, %ymm0, %ymm0
 	vbroadcasti128 96(%rdi), %ymm8  # stream k6
 	vaesenc %ymm8, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm9  # stream k7
-	vaesenc %ymm9, %ymm0, %ymm0
-	vbroadcasti128 128(%rdi), %ymm8  # stream k8
+	vbroadcasti128 112(%rdi), %ymm8  # stream k7
 	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm0, %ymm0
@@ -365,7 +363,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	vaesenc 80(%rdi), %xmm0, %xmm0
 	vaesenc 96(%rdi), %xmm0, %xmm0
 	vaesenc 112(%rdi), %xmm0, %xmm0
-	vaesenc 128(%rdi), %xmm0, %xmm0
+	vaesenc %xmm9, %xmm0, %xmm0
 	vaesenc %xmm10, %xmm0, %xmm0
 	vaesenc %xmm11, %xmm0, %xmm0
 	vaesenc %xmm12, %xmm0, %xmm0
@@ -383,7 +381,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_ecb, .-aesgen_aes256_enc__x86_64_vaes256_x8_ecb
 
-/* ctr: partial: round keys k11..k14 resident, the other 11 streamed through 2 rotating registers; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 224 AES instructions. */
+/* ctr: partial: round keys k10..k14 resident, the other 10 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry, @function
@@ -391,6 +389,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ecb:
 aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 160(%rdi), %ymm11  # k10
 	vbroadcasti128 176(%rdi), %ymm12  # k11
 	vbroadcasti128 192(%rdi), %ymm13  # k12
 	vbroadcasti128 208(%rdi), %ymm14  # k13
@@ -428,15 +427,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
 	vpxor %ymm10, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
@@ -446,15 +445,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc %ymm10, %ymm5, %ymm5
 	vaesenc %ymm10, %ymm6, %ymm6
 	vaesenc %ymm10, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
@@ -464,15 +463,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc %ymm10, %ymm5, %ymm5
 	vaesenc %ymm10, %ymm6, %ymm6
 	vaesenc %ymm10, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
@@ -482,15 +481,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc %ymm10, %ymm5, %ymm5
 	vaesenc %ymm10, %ymm6, %ymm6
 	vaesenc %ymm10, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm10, %ymm4, %ymm4
+	vaesenc %ymm10, %ymm5, %ymm5
+	vaesenc %ymm10, %ymm6, %ymm6
+	vaesenc %ymm10, %ymm7, %ymm7
 	vbroadcasti128 128(%rdi), %ymm10  # stream k8
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
@@ -500,16 +499,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc %ymm10, %ymm5, %ymm5
 	vaesenc %ymm10, %ymm6, %ymm6
 	vaesenc %ymm10, %ymm7, %ymm7
-	vbroadcasti128 144(%rdi), %ymm11  # stream k9
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vbroadcasti128 144(%rdi), %ymm10  # stream k9
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
@@ -518,6 +508,14 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc %ymm10, %ymm5, %ymm5
 	vaesenc %ymm10, %ymm6, %ymm6
 	vaesenc %ymm10, %ymm7, %ymm7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -588,56 +586,55 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
 	vpxor %ymm10, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
 	vaesenc %ymm10, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
 	vaesenc %ymm10, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
 	vaesenc %ymm10, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm10, %ymm2, %ymm2
+	vaesenc %ymm10, %ymm3, %ymm3
 	vbroadcasti128 128(%rdi), %ymm10  # stream k8
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
 	vaesenc %ymm10, %ymm3, %ymm3
-	vbroadcasti128 144(%rdi), %ymm11  # stream k9
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vbroadcasti128 144(%rdi), %ymm10  # stream k9
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
 	vaesenc %ymm10, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -678,36 +675,35 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
 	vpxor %ymm10, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
+	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm10, %ymm1, %ymm1
 	vbroadcasti128 128(%rdi), %ymm10  # stream k8
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
-	vbroadcasti128 144(%rdi), %ymm11  # stream k9
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vbroadcasti128 144(%rdi), %ymm10  # stream k9
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm13, %ymm0, %ymm0
@@ -733,26 +729,25 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
 	vpxor %ymm10, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm10  # stream k1
+	vaesenc %ymm10, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm10  # stream k2
 	vaesenc %ymm10, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm10  # stream k3
+	vaesenc %ymm10, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm10  # stream k4
 	vaesenc %ymm10, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm10  # stream k5
+	vaesenc %ymm10, %ymm0, %ymm0
 	vbroadcasti128 96(%rdi), %ymm10  # stream k6
 	vaesenc %ymm10, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 112(%rdi), %ymm10  # stream k7
+	vaesenc %ymm10, %ymm0, %ymm0
 	vbroadcasti128 128(%rdi), %ymm10  # stream k8
 	vaesenc %ymm10, %ymm0, %ymm0
-	vbroadcasti128 144(%rdi), %ymm11  # stream k9
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 160(%rdi), %ymm10  # stream k10
+	vbroadcasti128 144(%rdi), %ymm10  # stream k9
 	vaesenc %ymm10, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm13, %ymm0, %ymm0
 	vaesenc %ymm14, %ymm0, %ymm0
@@ -780,7 +775,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_ctr_nocarry:
 	vaesenc 112(%rdi), %xmm0, %xmm0
 	vaesenc 128(%rdi), %xmm0, %xmm0
 	vaesenc 144(%rdi), %xmm0, %xmm0
-	vaesenc 160(%rdi), %xmm0, %xmm0
+	vaesenc %xmm11, %xmm0, %xmm0
 	vaesenc %xmm12, %xmm0, %xmm0
 	vaesenc %xmm13, %xmm0, %xmm0
 	vaesenc %xmm14, %xmm0, %xmm0
@@ -853,7 +848,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc
 
-/* xts: partial: round keys k12..k14 resident, the other 12 streamed through 2 rotating registers; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 224 AES instructions. */
+/* xts: partial: round keys k11..k14 resident, the other 11 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_xts
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_xts
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_xts, @function
@@ -861,6 +856,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc:
 aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 176(%rdi), %ymm12  # k11
 	vbroadcasti128 192(%rdi), %ymm13  # k12
 	vbroadcasti128 208(%rdi), %ymm14  # k13
 	vbroadcasti128 224(%rdi), %ymm15  # k14
@@ -949,15 +945,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vpsllq $16, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
@@ -967,15 +963,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc %ymm11, %ymm5, %ymm5
 	vaesenc %ymm11, %ymm6, %ymm6
 	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
@@ -985,15 +981,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc %ymm11, %ymm5, %ymm5
 	vaesenc %ymm11, %ymm6, %ymm6
 	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
@@ -1003,15 +999,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc %ymm11, %ymm5, %ymm5
 	vaesenc %ymm11, %ymm6, %ymm6
 	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
@@ -1021,15 +1017,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc %ymm11, %ymm5, %ymm5
 	vaesenc %ymm11, %ymm6, %ymm6
 	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
+	vaesenc %ymm11, %ymm4, %ymm4
+	vaesenc %ymm11, %ymm5, %ymm5
+	vaesenc %ymm11, %ymm6, %ymm6
+	vaesenc %ymm11, %ymm7, %ymm7
 	vbroadcasti128 160(%rdi), %ymm11  # stream k10
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
@@ -1039,7 +1035,6 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc %ymm11, %ymm5, %ymm5
 	vaesenc %ymm11, %ymm6, %ymm6
 	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 176(%rdi), %ymm12  # stream k11
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -1134,57 +1129,56 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vpsllq $8, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm2, %ymm2
 	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm2, %ymm2
 	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm2, %ymm2
 	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm2, %ymm2
 	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vaesenc %ymm11, %ymm2, %ymm2
+	vaesenc %ymm11, %ymm3, %ymm3
 	vbroadcasti128 160(%rdi), %ymm11  # stream k10
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm11, %ymm2, %ymm2
 	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 176(%rdi), %ymm12  # stream k11
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -1237,37 +1231,36 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vpsllq $4, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
 	vbroadcasti128 160(%rdi), %ymm11  # stream k10
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 176(%rdi), %ymm12  # stream k11
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm13, %ymm0, %ymm0
@@ -1299,27 +1292,26 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vpsllq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm12  # stream k1
-	vaesenc %ymm12, %ymm0, %ymm0
+	vbroadcasti128 16(%rdi), %ymm11  # stream k1
+	vaesenc %ymm11, %ymm0, %ymm0
 	vbroadcasti128 32(%rdi), %ymm11  # stream k2
 	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm12  # stream k3
-	vaesenc %ymm12, %ymm0, %ymm0
+	vbroadcasti128 48(%rdi), %ymm11  # stream k3
+	vaesenc %ymm11, %ymm0, %ymm0
 	vbroadcasti128 64(%rdi), %ymm11  # stream k4
 	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm12  # stream k5
-	vaesenc %ymm12, %ymm0, %ymm0
+	vbroadcasti128 80(%rdi), %ymm11  # stream k5
+	vaesenc %ymm11, %ymm0, %ymm0
 	vbroadcasti128 96(%rdi), %ymm11  # stream k6
 	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm12  # stream k7
-	vaesenc %ymm12, %ymm0, %ymm0
+	vbroadcasti128 112(%rdi), %ymm11  # stream k7
+	vaesenc %ymm11, %ymm0, %ymm0
 	vbroadcasti128 128(%rdi), %ymm11  # stream k8
 	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 144(%rdi), %ymm12  # stream k9
-	vaesenc %ymm12, %ymm0, %ymm0
+	vbroadcasti128 144(%rdi), %ymm11  # stream k9
+	vaesenc %ymm11, %ymm0, %ymm0
 	vbroadcasti128 160(%rdi), %ymm11  # stream k10
 	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 176(%rdi), %ymm12  # stream k11
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm13, %ymm0, %ymm0
 	vaesenc %ymm14, %ymm0, %ymm0
@@ -1354,7 +1346,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	vaesenc 128(%rdi), %xmm0, %xmm0
 	vaesenc 144(%rdi), %xmm0, %xmm0
 	vaesenc 160(%rdi), %xmm0, %xmm0
-	vaesenc 176(%rdi), %xmm0, %xmm0
+	vaesenc %xmm12, %xmm0, %xmm0
 	vaesenc %xmm13, %xmm0, %xmm0
 	vaesenc %xmm14, %xmm0, %xmm0
 	vpxor (%rsi), %xmm15, %xmm9
@@ -1371,7 +1363,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_xts, .-aesgen_aes256_enc__x86_64_vaes256_x8_xts
 
-/* cbc_lanes (16 lanes): partial: round keys k10..k14 resident, the other 10 streamed through 2 rotating registers; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 112 AES instructions. */
+/* cbc_lanes (16 lanes): partial: round keys k9..k14 resident, the other 9 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 112 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16, @function
@@ -1379,6 +1371,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_xts:
 aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 144(%rdi), %ymm10  # k9
 	vbroadcasti128 160(%rdi), %ymm11  # k10
 	vbroadcasti128 176(%rdi), %ymm12  # k11
 	vbroadcasti128 192(%rdi), %ymm13  # k12
@@ -1445,15 +1438,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
 	vpxor %ymm8, %ymm7, %ymm7
 	vpxor %ymm9, %ymm7, %ymm7
-	vbroadcasti128 16(%rdi), %ymm10  # stream k1
-	vaesenc %ymm10, %ymm0, %ymm0
-	vaesenc %ymm10, %ymm1, %ymm1
-	vaesenc %ymm10, %ymm2, %ymm2
-	vaesenc %ymm10, %ymm3, %ymm3
-	vaesenc %ymm10, %ymm4, %ymm4
-	vaesenc %ymm10, %ymm5, %ymm5
-	vaesenc %ymm10, %ymm6, %ymm6
-	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 16(%rdi), %ymm9  # stream k1
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
 	vbroadcasti128 32(%rdi), %ymm9  # stream k2
 	vaesenc %ymm9, %ymm0, %ymm0
 	vaesenc %ymm9, %ymm1, %ymm1
@@ -1463,15 +1456,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	vaesenc %ymm9, %ymm5, %ymm5
 	vaesenc %ymm9, %ymm6, %ymm6
 	vaesenc %ymm9, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm10  # stream k3
-	vaesenc %ymm10, %ymm0, %ymm0
-	vaesenc %ymm10, %ymm1, %ymm1
-	vaesenc %ymm10, %ymm2, %ymm2
-	vaesenc %ymm10, %ymm3, %ymm3
-	vaesenc %ymm10, %ymm4, %ymm4
-	vaesenc %ymm10, %ymm5, %ymm5
-	vaesenc %ymm10, %ymm6, %ymm6
-	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm9  # stream k3
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
 	vbroadcasti128 64(%rdi), %ymm9  # stream k4
 	vaesenc %ymm9, %ymm0, %ymm0
 	vaesenc %ymm9, %ymm1, %ymm1
@@ -1481,15 +1474,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	vaesenc %ymm9, %ymm5, %ymm5
 	vaesenc %ymm9, %ymm6, %ymm6
 	vaesenc %ymm9, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm10  # stream k5
-	vaesenc %ymm10, %ymm0, %ymm0
-	vaesenc %ymm10, %ymm1, %ymm1
-	vaesenc %ymm10, %ymm2, %ymm2
-	vaesenc %ymm10, %ymm3, %ymm3
-	vaesenc %ymm10, %ymm4, %ymm4
-	vaesenc %ymm10, %ymm5, %ymm5
-	vaesenc %ymm10, %ymm6, %ymm6
-	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm9  # stream k5
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
 	vbroadcasti128 96(%rdi), %ymm9  # stream k6
 	vaesenc %ymm9, %ymm0, %ymm0
 	vaesenc %ymm9, %ymm1, %ymm1
@@ -1499,15 +1492,15 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	vaesenc %ymm9, %ymm5, %ymm5
 	vaesenc %ymm9, %ymm6, %ymm6
 	vaesenc %ymm9, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm10  # stream k7
-	vaesenc %ymm10, %ymm0, %ymm0
-	vaesenc %ymm10, %ymm1, %ymm1
-	vaesenc %ymm10, %ymm2, %ymm2
-	vaesenc %ymm10, %ymm3, %ymm3
-	vaesenc %ymm10, %ymm4, %ymm4
-	vaesenc %ymm10, %ymm5, %ymm5
-	vaesenc %ymm10, %ymm6, %ymm6
-	vaesenc %ymm10, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm9  # stream k7
+	vaesenc %ymm9, %ymm0, %ymm0
+	vaesenc %ymm9, %ymm1, %ymm1
+	vaesenc %ymm9, %ymm2, %ymm2
+	vaesenc %ymm9, %ymm3, %ymm3
+	vaesenc %ymm9, %ymm4, %ymm4
+	vaesenc %ymm9, %ymm5, %ymm5
+	vaesenc %ymm9, %ymm6, %ymm6
+	vaesenc %ymm9, %ymm7, %ymm7
 	vbroadcasti128 128(%rdi), %ymm9  # stream k8
 	vaesenc %ymm9, %ymm0, %ymm0
 	vaesenc %ymm9, %ymm1, %ymm1
@@ -1517,7 +1510,6 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	vaesenc %ymm9, %ymm5, %ymm5
 	vaesenc %ymm9, %ymm6, %ymm6
 	vaesenc %ymm9, %ymm7, %ymm7
-	vbroadcasti128 144(%rdi), %ymm10  # stream k9
 	vaesenc %ymm10, %ymm0, %ymm0
 	vaesenc %ymm10, %ymm1, %ymm1
 	vaesenc %ymm10, %ymm2, %ymm2
@@ -1615,7 +1607,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16
 
-/* cbc_lanes (8 lanes): partial: round keys k6..k14 resident, the other 6 streamed through 2 rotating registers; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 56 AES instructions. */
+/* cbc_lanes (8 lanes): partial: round keys k5..k14 resident, the other 5 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 56 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8, @function
@@ -1623,6 +1615,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes16:
 aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 80(%rdi), %ymm6  # k5
 	vbroadcasti128 96(%rdi), %ymm7  # k6
 	vbroadcasti128 112(%rdi), %ymm8  # k7
 	vbroadcasti128 128(%rdi), %ymm9  # k8
@@ -1665,27 +1658,26 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8:
 	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
 	vpxor %ymm4, %ymm3, %ymm3
 	vpxor %ymm5, %ymm3, %ymm3
-	vbroadcasti128 16(%rdi), %ymm6  # stream k1
-	vaesenc %ymm6, %ymm0, %ymm0
-	vaesenc %ymm6, %ymm1, %ymm1
-	vaesenc %ymm6, %ymm2, %ymm2
-	vaesenc %ymm6, %ymm3, %ymm3
+	vbroadcasti128 16(%rdi), %ymm5  # stream k1
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm2, %ymm2
+	vaesenc %ymm5, %ymm3, %ymm3
 	vbroadcasti128 32(%rdi), %ymm5  # stream k2
 	vaesenc %ymm5, %ymm0, %ymm0
 	vaesenc %ymm5, %ymm1, %ymm1
 	vaesenc %ymm5, %ymm2, %ymm2
 	vaesenc %ymm5, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm6  # stream k3
-	vaesenc %ymm6, %ymm0, %ymm0
-	vaesenc %ymm6, %ymm1, %ymm1
-	vaesenc %ymm6, %ymm2, %ymm2
-	vaesenc %ymm6, %ymm3, %ymm3
+	vbroadcasti128 48(%rdi), %ymm5  # stream k3
+	vaesenc %ymm5, %ymm0, %ymm0
+	vaesenc %ymm5, %ymm1, %ymm1
+	vaesenc %ymm5, %ymm2, %ymm2
+	vaesenc %ymm5, %ymm3, %ymm3
 	vbroadcasti128 64(%rdi), %ymm5  # stream k4
 	vaesenc %ymm5, %ymm0, %ymm0
 	vaesenc %ymm5, %ymm1, %ymm1
 	vaesenc %ymm5, %ymm2, %ymm2
 	vaesenc %ymm5, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm6  # stream k5
 	vaesenc %ymm6, %ymm0, %ymm0
 	vaesenc %ymm6, %ymm1, %ymm1
 	vaesenc %ymm6, %ymm2, %ymm2
@@ -1755,7 +1747,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8
 
-/* cbc_lanes (4 lanes): partial: round keys k4..k14 resident, the other 4 streamed through 2 rotating registers; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 28 AES instructions. */
+/* cbc_lanes (4 lanes): partial: round keys k3..k14 resident, the other 3 streamed through one rotating register; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 28 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
 	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
 	.type aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4, @function
@@ -1763,6 +1755,7 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes8:
 aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4:
 	.cfi_startproc
 	endbr64
+	vbroadcasti128 48(%rdi), %ymm4  # k3
 	vbroadcasti128 64(%rdi), %ymm5  # k4
 	vbroadcasti128 80(%rdi), %ymm6  # k5
 	vbroadcasti128 96(%rdi), %ymm7  # k6
@@ -1793,13 +1786,12 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4:
 	vinserti128 $1, (%rax,%r9), %ymm2, %ymm2
 	vpxor %ymm2, %ymm1, %ymm1
 	vpxor %ymm3, %ymm1, %ymm1
-	vbroadcasti128 16(%rdi), %ymm4  # stream k1
-	vaesenc %ymm4, %ymm0, %ymm0
-	vaesenc %ymm4, %ymm1, %ymm1
+	vbroadcasti128 16(%rdi), %ymm3  # stream k1
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
 	vbroadcasti128 32(%rdi), %ymm3  # stream k2
 	vaesenc %ymm3, %ymm0, %ymm0
 	vaesenc %ymm3, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm4  # stream k3
 	vaesenc %ymm4, %ymm0, %ymm0
 	vaesenc %ymm4, %ymm1, %ymm1
 	vaesenc %ymm5, %ymm0, %ymm0
@@ -1842,6 +1834,847 @@ aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4:
 	ret
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4, .-aesgen_aes256_enc__x86_64_vaes256_x8_cbc_lanes4
+
+/* gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 224 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal
+	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal
+	.type aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal:
+	.cfi_startproc
+	endbr64
+	vmovq (%r8), %xmm8  # the counter block
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
+	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
+	movq 16(%r9), %rax  # the GHASH table
+	vmovdqu (%r9), %xmm9  # y
+	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_done
+	vbroadcasti128 (%rdi), %ymm15  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxor %ymm15, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxor %ymm15, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
+	vpshufb .Lconst(%rip), %ymm2, %ymm2
+	vpxor %ymm15, %ymm2, %ymm2
+	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
+	vpshufb .Lconst(%rip), %ymm3, %ymm3
+	vpxor %ymm15, %ymm3, %ymm3
+	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
+	vpshufb .Lconst(%rip), %ymm4, %ymm4
+	vpxor %ymm15, %ymm4, %ymm4
+	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
+	vpshufb .Lconst(%rip), %ymm5, %ymm5
+	vpxor %ymm15, %ymm5, %ymm5
+	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
+	vpshufb .Lconst(%rip), %ymm6, %ymm6
+	vpxor %ymm15, %ymm6, %ymm6
+	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
+	vpshufb .Lconst(%rip), %ymm7, %ymm7
+	vpxor %ymm15, %ymm7, %ymm7
+	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm15  # stream k1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 32(%rdi), %ymm15  # stream k2
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 48(%rdi), %ymm15  # stream k3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 64(%rdi), %ymm15  # stream k4
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 80(%rdi), %ymm15  # stream k5
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 96(%rdi), %ymm15  # stream k6
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 112(%rdi), %ymm15  # stream k7
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 128(%rdi), %ymm15  # stream k8
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 144(%rdi), %ymm15  # stream k9
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 160(%rdi), %ymm15  # stream k10
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 176(%rdi), %ymm15  # stream k11
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 192(%rdi), %ymm15  # stream k12
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 208(%rdi), %ymm15  # stream k13
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 224(%rdi), %ymm15  # stream k14
+	vpxor (%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxor 32(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm1, %ymm1
+	vpxor 64(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm2, %ymm2
+	vpxor 96(%rdx), %ymm15, %ymm13
+	vaesenclast %ymm13, %ymm3, %ymm3
+	vpxor 128(%rdx), %ymm15, %ymm14
+	vaesenclast %ymm14, %ymm4, %ymm4
+	vpxor 160(%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxor 192(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxor 224(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	vmovdqu %ymm4, 128(%rsi)
+	vmovdqu %ymm5, 160(%rsi)
+	vmovdqu %ymm6, 192(%rsi)
+	vmovdqu %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_last
+.Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_loop:
+	vbroadcasti128 (%rdi), %ymm15  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxor %ymm15, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxor %ymm15, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
+	vpshufb .Lconst(%rip), %ymm2, %ymm2
+	vpxor %ymm15, %ymm2, %ymm2
+	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
+	vpshufb .Lconst(%rip), %ymm3, %ymm3
+	vpxor %ymm15, %ymm3, %ymm3
+	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
+	vpshufb .Lconst(%rip), %ymm4, %ymm4
+	vpxor %ymm15, %ymm4, %ymm4
+	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
+	vpshufb .Lconst(%rip), %ymm5, %ymm5
+	vpxor %ymm15, %ymm5, %ymm5
+	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
+	vpshufb .Lconst(%rip), %ymm6, %ymm6
+	vpxor %ymm15, %ymm6, %ymm6
+	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
+	vpshufb .Lconst(%rip), %ymm7, %ymm7
+	vpxor %ymm15, %ymm7, %ymm7
+	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm15  # stream k1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vmovdqu -256(%rsi), %ymm10  # ciphertext to hash
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufb .Lconst(%rip), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm9, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $0, (%rax), %ymm10, %ymm11
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, (%rax), %ymm10, %ymm12
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufd $78, %ymm10, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 32(%rdi), %ymm15  # stream k2
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm1, %ymm1
+	vmovdqu -224(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm12, %ymm12
+	vbroadcasti128 48(%rdi), %ymm15  # stream k3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vmovdqu -192(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
+	vbroadcasti128 64(%rdi), %ymm15  # stream k4
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm13, %ymm10, %ymm10
+	vbroadcasti128 80(%rdi), %ymm15  # stream k5
+	vaesenc %ymm15, %ymm0, %ymm0
+	vmovdqu -160(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpshufd $78, %ymm13, %ymm14
+	vbroadcasti128 96(%rdi), %ymm15  # stream k6
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vmovdqu -128(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm11, %ymm11
+	vbroadcasti128 112(%rdi), %ymm15  # stream k7
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm7, %ymm7
+	vmovdqu -96(%rsi), %ymm13  # ciphertext to hash
+	vbroadcasti128 128(%rdi), %ymm15  # stream k8
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm13, %ymm13
+	vbroadcasti128 144(%rdi), %ymm15  # stream k9
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vmovdqu -64(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vbroadcasti128 160(%rdi), %ymm15  # stream k10
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm6, %ymm6
+	vmovdqu -32(%rsi), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vbroadcasti128 176(%rdi), %ymm15  # stream k11
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vbroadcasti128 192(%rdi), %ymm15  # stream k12
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm11, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm12, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpshufd $78, %ymm11, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm11, %ymm10, %ymm10
+	vbroadcasti128 208(%rdi), %ymm15  # stream k13
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufd $78, %ymm10, %ymm11
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm11, %ymm12, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm10, %ymm11, %ymm10
+	vaesenc %ymm15, %ymm5, %ymm5
+	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 224(%rdi), %ymm15  # stream k14
+	vpxor (%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxor 32(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm1, %ymm1
+	vpxor 64(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm2, %ymm2
+	vpxor 96(%rdx), %ymm15, %ymm13
+	vaesenclast %ymm13, %ymm3, %ymm3
+	vpxor 128(%rdx), %ymm15, %ymm14
+	vaesenclast %ymm14, %ymm4, %ymm4
+	vpxor 160(%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxor 192(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxor 224(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	vmovdqu %ymm4, 128(%rsi)
+	vmovdqu %ymm5, 160(%rsi)
+	vmovdqu %ymm6, 192(%rsi)
+	vmovdqu %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_loop
+.Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_last:
+	vmovdqu -256(%rsi), %ymm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm10, %ymm10
+	vpxor %ymm9, %ymm10, %ymm10
+	vpclmulqdq $0, (%rax), %ymm10, %ymm11
+	vpclmulqdq $17, (%rax), %ymm10, %ymm12
+	vpshufd $78, %ymm10, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
+	vmovdqu -224(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -192(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -160(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -128(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -96(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -64(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vmovdqu -32(%rsi), %ymm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vpxor %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxor %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vpxor %ymm11, %ymm10, %ymm10
+	vpxor %ymm12, %ymm10, %ymm10
+	vpshufd $78, %ymm11, %ymm13
+	vpxor %ymm13, %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpxor %ymm11, %ymm10, %ymm10
+	vpshufd $78, %ymm10, %ymm11
+	vpxor %ymm11, %ymm12, %ymm11
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpxor %ymm10, %ymm11, %ymm10
+	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
+	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+.Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal_done:
+	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, (%r9)  # y for the caller
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal, .-aesgen_aes256_enc__x86_64_vaes256_x8_gcm_seal
+
+/* gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 112 AES instructions. */
+	.globl aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open
+	.hidden aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open
+	.type aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open, @function
+	.p2align 5
+aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open:
+	.cfi_startproc
+	endbr64
+	vmovq (%r8), %xmm8  # the counter block
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
+	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
+	movq 16(%r9), %rax  # the GHASH table
+	vmovdqu (%r9), %xmm9  # y
+	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	cmpq $16, %rcx
+	jb .Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_open_done
+.Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_open_loop:
+	vbroadcasti128 (%rdi), %ymm15  # stream k0
+	vpshufb .Lconst(%rip), %ymm8, %ymm0
+	vpxor %ymm15, %ymm0, %ymm0
+	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
+	vpshufb .Lconst(%rip), %ymm1, %ymm1
+	vpxor %ymm15, %ymm1, %ymm1
+	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
+	vpshufb .Lconst(%rip), %ymm2, %ymm2
+	vpxor %ymm15, %ymm2, %ymm2
+	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
+	vpshufb .Lconst(%rip), %ymm3, %ymm3
+	vpxor %ymm15, %ymm3, %ymm3
+	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
+	vpshufb .Lconst(%rip), %ymm4, %ymm4
+	vpxor %ymm15, %ymm4, %ymm4
+	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
+	vpshufb .Lconst(%rip), %ymm5, %ymm5
+	vpxor %ymm15, %ymm5, %ymm5
+	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
+	vpshufb .Lconst(%rip), %ymm6, %ymm6
+	vpxor %ymm15, %ymm6, %ymm6
+	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
+	vpshufb .Lconst(%rip), %ymm7, %ymm7
+	vpxor %ymm15, %ymm7, %ymm7
+	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
+	vbroadcasti128 16(%rdi), %ymm15  # stream k1
+	vaesenc %ymm15, %ymm0, %ymm0
+	vmovdqu (%rdx), %ymm10  # ciphertext to hash
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufb .Lconst(%rip), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm9, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $0, (%rax), %ymm10, %ymm11
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, (%rax), %ymm10, %ymm12
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufd $78, %ymm10, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 32(%rdi), %ymm15  # stream k2
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm1, %ymm1
+	vmovdqu 32(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm12, %ymm12
+	vbroadcasti128 48(%rdi), %ymm15  # stream k3
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vmovdqu 64(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
+	vbroadcasti128 64(%rdi), %ymm15  # stream k4
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm13, %ymm10, %ymm10
+	vbroadcasti128 80(%rdi), %ymm15  # stream k5
+	vaesenc %ymm15, %ymm0, %ymm0
+	vmovdqu 96(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpshufd $78, %ymm13, %ymm14
+	vbroadcasti128 96(%rdi), %ymm15  # stream k6
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vmovdqu 128(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm11, %ymm11
+	vbroadcasti128 112(%rdi), %ymm15  # stream k7
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm7, %ymm7
+	vmovdqu 160(%rdx), %ymm13  # ciphertext to hash
+	vbroadcasti128 128(%rdi), %ymm15  # stream k8
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm14, %ymm13, %ymm13
+	vbroadcasti128 144(%rdi), %ymm15  # stream k9
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vmovdqu 192(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vbroadcasti128 160(%rdi), %ymm15  # stream k10
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm6, %ymm6
+	vmovdqu 224(%rdx), %ymm13  # ciphertext to hash
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vbroadcasti128 176(%rdi), %ymm15  # stream k11
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm14, %ymm11, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm14, %ymm12, %ymm12
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %ymm14, %ymm13, %ymm13
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vbroadcasti128 192(%rdi), %ymm15  # stream k12
+	vaesenc %ymm15, %ymm0, %ymm0
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm11, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpxor %ymm12, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpshufd $78, %ymm11, %ymm13
+	vaesenc %ymm15, %ymm5, %ymm5
+	vpxor %ymm13, %ymm10, %ymm10
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vaesenc %ymm15, %ymm7, %ymm7
+	vpxor %ymm11, %ymm10, %ymm10
+	vbroadcasti128 208(%rdi), %ymm15  # stream k13
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vpshufd $78, %ymm10, %ymm11
+	vaesenc %ymm15, %ymm2, %ymm2
+	vpxor %ymm11, %ymm12, %ymm11
+	vaesenc %ymm15, %ymm3, %ymm3
+	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vaesenc %ymm15, %ymm4, %ymm4
+	vpxor %ymm10, %ymm11, %ymm10
+	vaesenc %ymm15, %ymm5, %ymm5
+	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
+	vaesenc %ymm15, %ymm6, %ymm6
+	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vaesenc %ymm15, %ymm7, %ymm7
+	vbroadcasti128 224(%rdi), %ymm15  # stream k14
+	vpxor (%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxor 32(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm1, %ymm1
+	vpxor 64(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm2, %ymm2
+	vpxor 96(%rdx), %ymm15, %ymm13
+	vaesenclast %ymm13, %ymm3, %ymm3
+	vpxor 128(%rdx), %ymm15, %ymm14
+	vaesenclast %ymm14, %ymm4, %ymm4
+	vpxor 160(%rdx), %ymm15, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxor 192(%rdx), %ymm15, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxor 224(%rdx), %ymm15, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
+	vmovdqu %ymm0, (%rsi)
+	vmovdqu %ymm1, 32(%rsi)
+	vmovdqu %ymm2, 64(%rsi)
+	vmovdqu %ymm3, 96(%rsi)
+	vmovdqu %ymm4, 128(%rsi)
+	vmovdqu %ymm5, 160(%rsi)
+	vmovdqu %ymm6, 192(%rsi)
+	vmovdqu %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %rcx
+	cmpq $16, %rcx
+	jae .Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_open_loop
+.Laesgen_aes256_enc__x86_64_vaes256_x8_gcm_open_done:
+	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, (%r9)  # y for the caller
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open, .-aesgen_aes256_enc__x86_64_vaes256_x8_gcm_open
 
 	.section .rodata
 	.p2align 6

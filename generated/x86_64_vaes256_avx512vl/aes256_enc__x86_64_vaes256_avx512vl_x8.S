@@ -16,8 +16,8 @@
  * cbc_lanes (16 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
- * gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers.
- * gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers.
+ * gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers.
+ * gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 222 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -1715,7 +1715,7 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4, .-aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4
 
-/* gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers; 224 AES instructions. */
+/* gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 	.hidden aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 	.type aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal, @function
@@ -1723,21 +1723,21 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4:
 aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm17  # k0
-	vbroadcasti32x4 16(%rdi), %ymm18  # k1
-	vbroadcasti32x4 32(%rdi), %ymm19  # k2
-	vbroadcasti32x4 48(%rdi), %ymm20  # k3
-	vbroadcasti32x4 64(%rdi), %ymm21  # k4
-	vbroadcasti32x4 80(%rdi), %ymm22  # k5
-	vbroadcasti32x4 96(%rdi), %ymm23  # k6
-	vbroadcasti32x4 112(%rdi), %ymm24  # k7
-	vbroadcasti32x4 128(%rdi), %ymm25  # k8
-	vbroadcasti32x4 144(%rdi), %ymm26  # k9
-	vbroadcasti32x4 160(%rdi), %ymm27  # k10
-	vbroadcasti32x4 176(%rdi), %ymm28  # k11
-	vbroadcasti32x4 192(%rdi), %ymm29  # k12
-	vbroadcasti32x4 208(%rdi), %ymm30  # k13
-	vbroadcasti32x4 224(%rdi), %ymm31  # k14
+	vbroadcasti32x4 (%rdi), %ymm15  # k0
+	vbroadcasti32x4 16(%rdi), %ymm16  # k1
+	vbroadcasti32x4 32(%rdi), %ymm17  # k2
+	vbroadcasti32x4 48(%rdi), %ymm18  # k3
+	vbroadcasti32x4 64(%rdi), %ymm19  # k4
+	vbroadcasti32x4 80(%rdi), %ymm20  # k5
+	vbroadcasti32x4 96(%rdi), %ymm21  # k6
+	vbroadcasti32x4 112(%rdi), %ymm22  # k7
+	vbroadcasti32x4 128(%rdi), %ymm23  # k8
+	vbroadcasti32x4 144(%rdi), %ymm24  # k9
+	vbroadcasti32x4 160(%rdi), %ymm25  # k10
+	vbroadcasti32x4 176(%rdi), %ymm26  # k11
+	vbroadcasti32x4 192(%rdi), %ymm27  # k12
+	vbroadcasti32x4 208(%rdi), %ymm28  # k13
+	vbroadcasti32x4 224(%rdi), %ymm29  # k14
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
@@ -1749,29 +1749,45 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_done
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm17, %ymm0, %ymm0
+	vpxorq %ymm15, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm17, %ymm1, %ymm1
+	vpxorq %ymm15, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
 	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm17, %ymm2, %ymm2
+	vpxorq %ymm15, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm17, %ymm3, %ymm3
+	vpxorq %ymm15, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
 	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm17, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
 	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm17, %ymm5, %ymm5
+	vpxorq %ymm15, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
 	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm17, %ymm6, %ymm6
+	vpxorq %ymm15, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm17, %ymm7, %ymm7
+	vpxorq %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
+	vaesenc %ymm16, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm4, %ymm4
+	vaesenc %ymm16, %ymm5, %ymm5
+	vaesenc %ymm16, %ymm6, %ymm6
+	vaesenc %ymm16, %ymm7, %ymm7
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm4, %ymm4
+	vaesenc %ymm17, %ymm5, %ymm5
+	vaesenc %ymm17, %ymm6, %ymm6
+	vaesenc %ymm17, %ymm7, %ymm7
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm18, %ymm1, %ymm1
 	vaesenc %ymm18, %ymm2, %ymm2
@@ -1860,38 +1876,22 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	vaesenc %ymm28, %ymm5, %ymm5
 	vaesenc %ymm28, %ymm6, %ymm6
 	vaesenc %ymm28, %ymm7, %ymm7
-	vaesenc %ymm29, %ymm0, %ymm0
-	vaesenc %ymm29, %ymm1, %ymm1
-	vaesenc %ymm29, %ymm2, %ymm2
-	vaesenc %ymm29, %ymm3, %ymm3
-	vaesenc %ymm29, %ymm4, %ymm4
-	vaesenc %ymm29, %ymm5, %ymm5
-	vaesenc %ymm29, %ymm6, %ymm6
-	vaesenc %ymm29, %ymm7, %ymm7
-	vaesenc %ymm30, %ymm0, %ymm0
-	vaesenc %ymm30, %ymm1, %ymm1
-	vaesenc %ymm30, %ymm2, %ymm2
-	vaesenc %ymm30, %ymm3, %ymm3
-	vaesenc %ymm30, %ymm4, %ymm4
-	vaesenc %ymm30, %ymm5, %ymm5
-	vaesenc %ymm30, %ymm6, %ymm6
-	vaesenc %ymm30, %ymm7, %ymm7
-	vpxorq (%rdx), %ymm31, %ymm10
+	vpxorq (%rdx), %ymm29, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm31, %ymm11
+	vpxorq 32(%rdx), %ymm29, %ymm11
 	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm31, %ymm12
+	vpxorq 64(%rdx), %ymm29, %ymm12
 	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm31, %ymm13
+	vpxorq 96(%rdx), %ymm29, %ymm13
 	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm31, %ymm14
+	vpxorq 128(%rdx), %ymm29, %ymm14
 	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm31, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm31, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm31, %ymm10
-	vaesenclast %ymm10, %ymm7, %ymm7
+	vpxorq 160(%rdx), %ymm29, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -1907,239 +1907,239 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	jb .Laesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_last
 .Laesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_loop:
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm17, %ymm0, %ymm0
+	vpxorq %ymm15, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm17, %ymm1, %ymm1
+	vpxorq %ymm15, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
 	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm17, %ymm2, %ymm2
+	vpxorq %ymm15, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm17, %ymm3, %ymm3
+	vpxorq %ymm15, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
 	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm17, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
 	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm17, %ymm5, %ymm5
+	vpxorq %ymm15, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
 	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm17, %ymm6, %ymm6
+	vpxorq %ymm15, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm17, %ymm7, %ymm7
+	vpxorq %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm0, %ymm0
 	vmovdqu64 -256(%rsi), %ymm10  # ciphertext to hash
-	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm1, %ymm1
 	vpshufb .Lconst(%rip), %ymm10, %ymm10
-	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm2, %ymm2
 	vpxorq %ymm9, %ymm10, %ymm10
-	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm3, %ymm3
 	vpclmulqdq $0, (%rax), %ymm10, %ymm11
-	vaesenc %ymm18, %ymm4, %ymm4
+	vaesenc %ymm16, %ymm4, %ymm4
 	vpclmulqdq $17, (%rax), %ymm10, %ymm12
-	vaesenc %ymm18, %ymm5, %ymm5
+	vaesenc %ymm16, %ymm5, %ymm5
 	vpshufd $78, %ymm10, %ymm13
-	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm16, %ymm6, %ymm6
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm18, %ymm7, %ymm7
-	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm7, %ymm7
+	vaesenc %ymm17, %ymm0, %ymm0
 	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm1, %ymm1
 	vmovdqu64 -224(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm2, %ymm2
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm3, %ymm3
 	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
-	vaesenc %ymm19, %ymm4, %ymm4
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
-	vaesenc %ymm19, %ymm5, %ymm5
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm19, %ymm6, %ymm6
-	vaesenc %ymm19, %ymm7, %ymm7
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm17, %ymm5, %ymm5
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm17, %ymm6, %ymm6
+	vaesenc %ymm17, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm18, %ymm0, %ymm0
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm18, %ymm1, %ymm1
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm18, %ymm2, %ymm2
 	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
-	vaesenc %ymm20, %ymm1, %ymm1
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm20, %ymm3, %ymm3
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm20, %ymm4, %ymm4
+	vaesenc %ymm18, %ymm4, %ymm4
 	vmovdqu64 -192(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm18, %ymm5, %ymm5
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm20, %ymm6, %ymm6
-	vaesenc %ymm20, %ymm7, %ymm7
+	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm18, %ymm7, %ymm7
 	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
-	vaesenc %ymm21, %ymm0, %ymm0
-	vpclmulqdq $17, 64(%rax), %ymm13, %ymm15
-	vaesenc %ymm21, %ymm1, %ymm1
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm21, %ymm2, %ymm2
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm21, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm19, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vaesenc %ymm19, %ymm2, %ymm2
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm19, %ymm3, %ymm3
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm19, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
 	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
-	vaesenc %ymm21, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm21, %ymm5, %ymm5
-	vaesenc %ymm21, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm21, %ymm7, %ymm7
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm22, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm0, %ymm0
 	vmovdqu64 -160(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm22, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm1, %ymm1
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm22, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm2, %ymm2
 	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vaesenc %ymm22, %ymm3, %ymm3
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vaesenc %ymm22, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm22, %ymm5, %ymm5
-	vaesenc %ymm22, %ymm6, %ymm6
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm22, %ymm7, %ymm7
+	vaesenc %ymm20, %ymm3, %ymm3
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm20, %ymm4, %ymm4
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm20, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm20, %ymm7, %ymm7
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm21, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm21, %ymm1, %ymm1
 	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
-	vaesenc %ymm23, %ymm0, %ymm0
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm2, %ymm2
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm23, %ymm2, %ymm2
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm21, %ymm3, %ymm3
 	vmovdqu64 -128(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm23, %ymm4, %ymm4
-	vaesenc %ymm23, %ymm5, %ymm5
+	vaesenc %ymm21, %ymm4, %ymm4
+	vaesenc %ymm21, %ymm5, %ymm5
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm23, %ymm6, %ymm6
+	vaesenc %ymm21, %ymm6, %ymm6
 	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
-	vaesenc %ymm23, %ymm7, %ymm7
-	vpclmulqdq $17, 128(%rax), %ymm13, %ymm15
-	vaesenc %ymm24, %ymm0, %ymm0
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm24, %ymm1, %ymm1
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm21, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm22, %ymm0, %ymm0
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm22, %ymm1, %ymm1
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm22, %ymm2, %ymm2
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm22, %ymm3, %ymm3
+	vaesenc %ymm22, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm22, %ymm5, %ymm5
 	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm3, %ymm3
-	vaesenc %ymm24, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm24, %ymm5, %ymm5
+	vaesenc %ymm22, %ymm6, %ymm6
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm24, %ymm6, %ymm6
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm24, %ymm7, %ymm7
+	vaesenc %ymm22, %ymm7, %ymm7
 	vmovdqu64 -96(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm0, %ymm0
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm1, %ymm1
 	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vaesenc %ymm25, %ymm2, %ymm2
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vaesenc %ymm25, %ymm3, %ymm3
-	vaesenc %ymm25, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm25, %ymm5, %ymm5
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm25, %ymm6, %ymm6
+	vaesenc %ymm23, %ymm2, %ymm2
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm23, %ymm4, %ymm4
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm23, %ymm5, %ymm5
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm23, %ymm6, %ymm6
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm23, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm24, %ymm0, %ymm0
 	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
-	vaesenc %ymm25, %ymm7, %ymm7
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm26, %ymm1, %ymm1
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm26, %ymm2, %ymm2
-	vaesenc %ymm26, %ymm3, %ymm3
+	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm24, %ymm3, %ymm3
 	vmovdqu64 -64(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm26, %ymm4, %ymm4
+	vaesenc %ymm24, %ymm4, %ymm4
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm26, %ymm5, %ymm5
+	vaesenc %ymm24, %ymm5, %ymm5
 	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
-	vaesenc %ymm26, %ymm6, %ymm6
-	vpclmulqdq $17, 192(%rax), %ymm13, %ymm15
-	vaesenc %ymm26, %ymm7, %ymm7
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm27, %ymm0, %ymm0
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm24, %ymm7, %ymm7
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vaesenc %ymm25, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm25, %ymm1, %ymm1
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm25, %ymm2, %ymm2
+	vaesenc %ymm25, %ymm3, %ymm3
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm25, %ymm4, %ymm4
 	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
-	vaesenc %ymm27, %ymm2, %ymm2
-	vaesenc %ymm27, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm27, %ymm4, %ymm4
+	vaesenc %ymm25, %ymm5, %ymm5
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm27, %ymm5, %ymm5
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm27, %ymm6, %ymm6
+	vaesenc %ymm25, %ymm6, %ymm6
 	vmovdqu64 -32(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm27, %ymm7, %ymm7
+	vaesenc %ymm25, %ymm7, %ymm7
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm0, %ymm0
 	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
-	vaesenc %ymm28, %ymm1, %ymm1
-	vaesenc %ymm28, %ymm2, %ymm2
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm15
-	vaesenc %ymm28, %ymm3, %ymm3
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm28, %ymm4, %ymm4
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm28, %ymm5, %ymm5
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
-	vaesenc %ymm28, %ymm6, %ymm6
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm2, %ymm2
 	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm28, %ymm7, %ymm7
+	vaesenc %ymm26, %ymm3, %ymm3
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm26, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm26, %ymm5, %ymm5
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm26, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm26, %ymm7, %ymm7
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vaesenc %ymm27, %ymm0, %ymm0
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm0, %ymm0
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm29, %ymm1, %ymm1
-	vaesenc %ymm29, %ymm2, %ymm2
+	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm27, %ymm2, %ymm2
 	vpxorq %ymm11, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm3, %ymm3
+	vaesenc %ymm27, %ymm3, %ymm3
 	vpxorq %ymm12, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm4, %ymm4
+	vaesenc %ymm27, %ymm4, %ymm4
 	vpshufd $78, %ymm11, %ymm13
-	vaesenc %ymm29, %ymm5, %ymm5
+	vaesenc %ymm27, %ymm5, %ymm5
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm6, %ymm6
+	vaesenc %ymm27, %ymm6, %ymm6
 	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
-	vaesenc %ymm29, %ymm7, %ymm7
+	vaesenc %ymm27, %ymm7, %ymm7
 	vpxorq %ymm11, %ymm10, %ymm10
-	vaesenc %ymm30, %ymm0, %ymm0
-	vaesenc %ymm30, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
 	vpshufd $78, %ymm10, %ymm11
-	vaesenc %ymm30, %ymm2, %ymm2
+	vaesenc %ymm28, %ymm2, %ymm2
 	vpxorq %ymm11, %ymm12, %ymm11
-	vaesenc %ymm30, %ymm3, %ymm3
+	vaesenc %ymm28, %ymm3, %ymm3
 	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
-	vaesenc %ymm30, %ymm4, %ymm4
+	vaesenc %ymm28, %ymm4, %ymm4
 	vpxorq %ymm10, %ymm11, %ymm10
-	vaesenc %ymm30, %ymm5, %ymm5
+	vaesenc %ymm28, %ymm5, %ymm5
 	vextracti32x4 $1, %ymm10, %xmm11  # sum the blocks
-	vaesenc %ymm30, %ymm6, %ymm6
+	vaesenc %ymm28, %ymm6, %ymm6
 	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
-	vaesenc %ymm30, %ymm7, %ymm7
-	vpxorq (%rdx), %ymm31, %ymm10
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq (%rdx), %ymm29, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm31, %ymm11
+	vpxorq 32(%rdx), %ymm29, %ymm11
 	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm31, %ymm12
+	vpxorq 64(%rdx), %ymm29, %ymm12
 	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm31, %ymm13
+	vpxorq 96(%rdx), %ymm29, %ymm13
 	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm31, %ymm14
+	vpxorq 128(%rdx), %ymm29, %ymm14
 	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm31, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm31, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm31, %ymm10
-	vaesenclast %ymm10, %ymm7, %ymm7
+	vpxorq 160(%rdx), %ymm29, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -2165,73 +2165,73 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	vmovdqu64 -224(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -192(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 64(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -160(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -128(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 128(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -96(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -64(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 192(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vmovdqu64 -32(%rsi), %ymm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
 	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
 	vpxorq %ymm14, %ymm11, %ymm11
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vpxorq %ymm14, %ymm12, %ymm12
+	vpshufd $78, %ymm13, %ymm14
+	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
 	vpxorq %ymm13, %ymm10, %ymm10
-	vpxorq %ymm15, %ymm12, %ymm12
 	vpxorq %ymm11, %ymm10, %ymm10
 	vpxorq %ymm12, %ymm10, %ymm10
 	vpshufd $78, %ymm11, %ymm13
@@ -2252,7 +2252,7 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal, .-aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 
-/* gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 7 temporaries; 32 of 32 registers; 112 AES instructions. */
+/* gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers; 112 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open
 	.hidden aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open
 	.type aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open, @function
@@ -2260,21 +2260,21 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm17  # k0
-	vbroadcasti32x4 16(%rdi), %ymm18  # k1
-	vbroadcasti32x4 32(%rdi), %ymm19  # k2
-	vbroadcasti32x4 48(%rdi), %ymm20  # k3
-	vbroadcasti32x4 64(%rdi), %ymm21  # k4
-	vbroadcasti32x4 80(%rdi), %ymm22  # k5
-	vbroadcasti32x4 96(%rdi), %ymm23  # k6
-	vbroadcasti32x4 112(%rdi), %ymm24  # k7
-	vbroadcasti32x4 128(%rdi), %ymm25  # k8
-	vbroadcasti32x4 144(%rdi), %ymm26  # k9
-	vbroadcasti32x4 160(%rdi), %ymm27  # k10
-	vbroadcasti32x4 176(%rdi), %ymm28  # k11
-	vbroadcasti32x4 192(%rdi), %ymm29  # k12
-	vbroadcasti32x4 208(%rdi), %ymm30  # k13
-	vbroadcasti32x4 224(%rdi), %ymm31  # k14
+	vbroadcasti32x4 (%rdi), %ymm15  # k0
+	vbroadcasti32x4 16(%rdi), %ymm16  # k1
+	vbroadcasti32x4 32(%rdi), %ymm17  # k2
+	vbroadcasti32x4 48(%rdi), %ymm18  # k3
+	vbroadcasti32x4 64(%rdi), %ymm19  # k4
+	vbroadcasti32x4 80(%rdi), %ymm20  # k5
+	vbroadcasti32x4 96(%rdi), %ymm21  # k6
+	vbroadcasti32x4 112(%rdi), %ymm22  # k7
+	vbroadcasti32x4 128(%rdi), %ymm23  # k8
+	vbroadcasti32x4 144(%rdi), %ymm24  # k9
+	vbroadcasti32x4 160(%rdi), %ymm25  # k10
+	vbroadcasti32x4 176(%rdi), %ymm26  # k11
+	vbroadcasti32x4 192(%rdi), %ymm27  # k12
+	vbroadcasti32x4 208(%rdi), %ymm28  # k13
+	vbroadcasti32x4 224(%rdi), %ymm29  # k14
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
@@ -2287,239 +2287,239 @@ aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	jb .Laesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open_done
 .Laesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_gcm_open_loop:
 	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm17, %ymm0, %ymm0
+	vpxorq %ymm15, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
 	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm17, %ymm1, %ymm1
+	vpxorq %ymm15, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
 	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm17, %ymm2, %ymm2
+	vpxorq %ymm15, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
 	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm17, %ymm3, %ymm3
+	vpxorq %ymm15, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
 	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm17, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
 	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm17, %ymm5, %ymm5
+	vpxorq %ymm15, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
 	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm17, %ymm6, %ymm6
+	vpxorq %ymm15, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm17, %ymm7, %ymm7
+	vpxorq %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm0, %ymm0
 	vmovdqu64 (%rdx), %ymm10  # ciphertext to hash
-	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm16, %ymm1, %ymm1
 	vpshufb .Lconst(%rip), %ymm10, %ymm10
-	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm16, %ymm2, %ymm2
 	vpxorq %ymm9, %ymm10, %ymm10
-	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm16, %ymm3, %ymm3
 	vpclmulqdq $0, (%rax), %ymm10, %ymm11
-	vaesenc %ymm18, %ymm4, %ymm4
+	vaesenc %ymm16, %ymm4, %ymm4
 	vpclmulqdq $17, (%rax), %ymm10, %ymm12
-	vaesenc %ymm18, %ymm5, %ymm5
+	vaesenc %ymm16, %ymm5, %ymm5
 	vpshufd $78, %ymm10, %ymm13
-	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm16, %ymm6, %ymm6
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm18, %ymm7, %ymm7
-	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm16, %ymm7, %ymm7
+	vaesenc %ymm17, %ymm0, %ymm0
 	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm17, %ymm1, %ymm1
 	vmovdqu64 32(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm17, %ymm2, %ymm2
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm17, %ymm3, %ymm3
 	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
-	vaesenc %ymm19, %ymm4, %ymm4
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
-	vaesenc %ymm19, %ymm5, %ymm5
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm19, %ymm6, %ymm6
-	vaesenc %ymm19, %ymm7, %ymm7
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm17, %ymm5, %ymm5
+	vpclmulqdq $17, 32(%rax), %ymm13, %ymm14
+	vaesenc %ymm17, %ymm6, %ymm6
+	vaesenc %ymm17, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm18, %ymm0, %ymm0
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm18, %ymm1, %ymm1
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm18, %ymm2, %ymm2
 	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
-	vaesenc %ymm20, %ymm1, %ymm1
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm20, %ymm3, %ymm3
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm20, %ymm4, %ymm4
+	vaesenc %ymm18, %ymm4, %ymm4
 	vmovdqu64 64(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm18, %ymm5, %ymm5
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm20, %ymm6, %ymm6
-	vaesenc %ymm20, %ymm7, %ymm7
+	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm18, %ymm7, %ymm7
 	vpclmulqdq $0, 64(%rax), %ymm13, %ymm14
-	vaesenc %ymm21, %ymm0, %ymm0
-	vpclmulqdq $17, 64(%rax), %ymm13, %ymm15
-	vaesenc %ymm21, %ymm1, %ymm1
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm21, %ymm2, %ymm2
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm21, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm19, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm13, %ymm14
+	vaesenc %ymm19, %ymm2, %ymm2
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm19, %ymm3, %ymm3
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm19, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
 	vpclmulqdq $0, 320(%rax), %ymm13, %ymm13
-	vaesenc %ymm21, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm21, %ymm5, %ymm5
-	vaesenc %ymm21, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm21, %ymm7, %ymm7
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm22, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm0, %ymm0
 	vmovdqu64 96(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm22, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm1, %ymm1
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm22, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm2, %ymm2
 	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vaesenc %ymm22, %ymm3, %ymm3
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vaesenc %ymm22, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm22, %ymm5, %ymm5
-	vaesenc %ymm22, %ymm6, %ymm6
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm22, %ymm7, %ymm7
+	vaesenc %ymm20, %ymm3, %ymm3
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm20, %ymm4, %ymm4
+	vpclmulqdq $17, 96(%rax), %ymm13, %ymm14
+	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm20, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm20, %ymm7, %ymm7
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm21, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm21, %ymm1, %ymm1
 	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
-	vaesenc %ymm23, %ymm0, %ymm0
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm2, %ymm2
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm23, %ymm2, %ymm2
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm21, %ymm3, %ymm3
 	vmovdqu64 128(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm23, %ymm4, %ymm4
-	vaesenc %ymm23, %ymm5, %ymm5
+	vaesenc %ymm21, %ymm4, %ymm4
+	vaesenc %ymm21, %ymm5, %ymm5
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm23, %ymm6, %ymm6
+	vaesenc %ymm21, %ymm6, %ymm6
 	vpclmulqdq $0, 128(%rax), %ymm13, %ymm14
-	vaesenc %ymm23, %ymm7, %ymm7
-	vpclmulqdq $17, 128(%rax), %ymm13, %ymm15
-	vaesenc %ymm24, %ymm0, %ymm0
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm24, %ymm1, %ymm1
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm21, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm22, %ymm0, %ymm0
+	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
+	vaesenc %ymm22, %ymm1, %ymm1
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm22, %ymm2, %ymm2
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm22, %ymm3, %ymm3
+	vaesenc %ymm22, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm22, %ymm5, %ymm5
 	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm3, %ymm3
-	vaesenc %ymm24, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm24, %ymm5, %ymm5
+	vaesenc %ymm22, %ymm6, %ymm6
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm24, %ymm6, %ymm6
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm24, %ymm7, %ymm7
+	vaesenc %ymm22, %ymm7, %ymm7
 	vmovdqu64 160(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm0, %ymm0
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm1, %ymm1
 	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vaesenc %ymm25, %ymm2, %ymm2
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vaesenc %ymm25, %ymm3, %ymm3
-	vaesenc %ymm25, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm25, %ymm5, %ymm5
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm25, %ymm6, %ymm6
+	vaesenc %ymm23, %ymm2, %ymm2
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm23, %ymm4, %ymm4
+	vpclmulqdq $17, 160(%rax), %ymm13, %ymm14
+	vaesenc %ymm23, %ymm5, %ymm5
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm23, %ymm6, %ymm6
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm23, %ymm7, %ymm7
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm24, %ymm0, %ymm0
 	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
-	vaesenc %ymm25, %ymm7, %ymm7
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm26, %ymm1, %ymm1
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm26, %ymm2, %ymm2
-	vaesenc %ymm26, %ymm3, %ymm3
+	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm24, %ymm3, %ymm3
 	vmovdqu64 192(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm26, %ymm4, %ymm4
+	vaesenc %ymm24, %ymm4, %ymm4
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm26, %ymm5, %ymm5
+	vaesenc %ymm24, %ymm5, %ymm5
 	vpclmulqdq $0, 192(%rax), %ymm13, %ymm14
-	vaesenc %ymm26, %ymm6, %ymm6
-	vpclmulqdq $17, 192(%rax), %ymm13, %ymm15
-	vaesenc %ymm26, %ymm7, %ymm7
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm27, %ymm0, %ymm0
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm24, %ymm7, %ymm7
+	vpclmulqdq $17, 192(%rax), %ymm13, %ymm14
+	vaesenc %ymm25, %ymm0, %ymm0
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm25, %ymm1, %ymm1
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm25, %ymm2, %ymm2
+	vaesenc %ymm25, %ymm3, %ymm3
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm25, %ymm4, %ymm4
 	vpclmulqdq $0, 448(%rax), %ymm13, %ymm13
-	vaesenc %ymm27, %ymm2, %ymm2
-	vaesenc %ymm27, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm27, %ymm4, %ymm4
+	vaesenc %ymm25, %ymm5, %ymm5
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm27, %ymm5, %ymm5
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm27, %ymm6, %ymm6
+	vaesenc %ymm25, %ymm6, %ymm6
 	vmovdqu64 224(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm27, %ymm7, %ymm7
+	vaesenc %ymm25, %ymm7, %ymm7
 	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm0, %ymm0
 	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
-	vaesenc %ymm28, %ymm1, %ymm1
-	vaesenc %ymm28, %ymm2, %ymm2
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm15
-	vaesenc %ymm28, %ymm3, %ymm3
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm28, %ymm4, %ymm4
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm28, %ymm5, %ymm5
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
-	vaesenc %ymm28, %ymm6, %ymm6
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm2, %ymm2
 	vpxorq %ymm14, %ymm11, %ymm11
-	vaesenc %ymm28, %ymm7, %ymm7
+	vaesenc %ymm26, %ymm3, %ymm3
+	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vaesenc %ymm26, %ymm4, %ymm4
+	vpxorq %ymm14, %ymm12, %ymm12
+	vaesenc %ymm26, %ymm5, %ymm5
+	vpshufd $78, %ymm13, %ymm14
+	vaesenc %ymm26, %ymm6, %ymm6
+	vpxorq %ymm14, %ymm13, %ymm13
+	vaesenc %ymm26, %ymm7, %ymm7
+	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vaesenc %ymm27, %ymm0, %ymm0
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm0, %ymm0
-	vpxorq %ymm15, %ymm12, %ymm12
-	vaesenc %ymm29, %ymm1, %ymm1
-	vaesenc %ymm29, %ymm2, %ymm2
+	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm27, %ymm2, %ymm2
 	vpxorq %ymm11, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm3, %ymm3
+	vaesenc %ymm27, %ymm3, %ymm3
 	vpxorq %ymm12, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm4, %ymm4
+	vaesenc %ymm27, %ymm4, %ymm4
 	vpshufd $78, %ymm11, %ymm13
-	vaesenc %ymm29, %ymm5, %ymm5
+	vaesenc %ymm27, %ymm5, %ymm5
 	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm29, %ymm6, %ymm6
+	vaesenc %ymm27, %ymm6, %ymm6
 	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
-	vaesenc %ymm29, %ymm7, %ymm7
+	vaesenc %ymm27, %ymm7, %ymm7
 	vpxorq %ymm11, %ymm10, %ymm10
-	vaesenc %ymm30, %ymm0, %ymm0
-	vaesenc %ymm30, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
 	vpshufd $78, %ymm10, %ymm11
-	vaesenc %ymm30, %ymm2, %ymm2
+	vaesenc %ymm28, %ymm2, %ymm2
 	vpxorq %ymm11, %ymm12, %ymm11
-	vaesenc %ymm30, %ymm3, %ymm3
+	vaesenc %ymm28, %ymm3, %ymm3
 	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
-	vaesenc %ymm30, %ymm4, %ymm4
+	vaesenc %ymm28, %ymm4, %ymm4
 	vpxorq %ymm10, %ymm11, %ymm10
-	vaesenc %ymm30, %ymm5, %ymm5
+	vaesenc %ymm28, %ymm5, %ymm5
 	vextracti32x4 $1, %ymm10, %xmm11  # sum the blocks
-	vaesenc %ymm30, %ymm6, %ymm6
+	vaesenc %ymm28, %ymm6, %ymm6
 	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
-	vaesenc %ymm30, %ymm7, %ymm7
-	vpxorq (%rdx), %ymm31, %ymm10
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq (%rdx), %ymm29, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm31, %ymm11
+	vpxorq 32(%rdx), %ymm29, %ymm11
 	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm31, %ymm12
+	vpxorq 64(%rdx), %ymm29, %ymm12
 	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm31, %ymm13
+	vpxorq 96(%rdx), %ymm29, %ymm13
 	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm31, %ymm14
+	vpxorq 128(%rdx), %ymm29, %ymm14
 	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm31, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm31, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm31, %ymm10
-	vaesenclast %ymm10, %ymm7, %ymm7
+	vpxorq 160(%rdx), %ymm29, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)

@@ -16,8 +16,8 @@
  * cbc_lanes (32 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
- * gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 10 temporaries; 31 of 32 registers.
- * gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 10 temporaries; 31 of 32 registers.
+ * gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
+ * gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 246 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -1547,7 +1547,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8, .-aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8
 
-/* gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 10 temporaries; 31 of 32 registers; 160 AES instructions. */
+/* gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers; 160 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal
 	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal
 	.type aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal, @function
@@ -1555,17 +1555,17 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8:
 aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm20  # k0
-	vbroadcasti32x4 16(%rdi), %zmm21  # k1
-	vbroadcasti32x4 32(%rdi), %zmm22  # k2
-	vbroadcasti32x4 48(%rdi), %zmm23  # k3
-	vbroadcasti32x4 64(%rdi), %zmm24  # k4
-	vbroadcasti32x4 80(%rdi), %zmm25  # k5
-	vbroadcasti32x4 96(%rdi), %zmm26  # k6
-	vbroadcasti32x4 112(%rdi), %zmm27  # k7
-	vbroadcasti32x4 128(%rdi), %zmm28  # k8
-	vbroadcasti32x4 144(%rdi), %zmm29  # k9
-	vbroadcasti32x4 160(%rdi), %zmm30  # k10
+	vbroadcasti32x4 (%rdi), %zmm18  # k0
+	vbroadcasti32x4 16(%rdi), %zmm19  # k1
+	vbroadcasti32x4 32(%rdi), %zmm20  # k2
+	vbroadcasti32x4 48(%rdi), %zmm21  # k3
+	vbroadcasti32x4 64(%rdi), %zmm22  # k4
+	vbroadcasti32x4 80(%rdi), %zmm23  # k5
+	vbroadcasti32x4 96(%rdi), %zmm24  # k6
+	vbroadcasti32x4 112(%rdi), %zmm25  # k7
+	vbroadcasti32x4 128(%rdi), %zmm26  # k8
+	vbroadcasti32x4 144(%rdi), %zmm27  # k9
+	vbroadcasti32x4 160(%rdi), %zmm28  # k10
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
@@ -1577,29 +1577,45 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	cmpq $32, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal_done
 	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm20, %zmm0, %zmm0
+	vpxorq %zmm18, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
 	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm20, %zmm1, %zmm1
+	vpxorq %zmm18, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
 	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm20, %zmm2, %zmm2
+	vpxorq %zmm18, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
 	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm20, %zmm3, %zmm3
+	vpxorq %zmm18, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
 	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm20, %zmm4, %zmm4
+	vpxorq %zmm18, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
 	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm20, %zmm5, %zmm5
+	vpxorq %zmm18, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
 	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm20, %zmm6, %zmm6
+	vpxorq %zmm18, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
 	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm20, %zmm7, %zmm7
+	vpxorq %zmm18, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm6, %zmm6
+	vaesenc %zmm20, %zmm7, %zmm7
 	vaesenc %zmm21, %zmm0, %zmm0
 	vaesenc %zmm21, %zmm1, %zmm1
 	vaesenc %zmm21, %zmm2, %zmm2
@@ -1656,37 +1672,21 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm27, %zmm5, %zmm5
 	vaesenc %zmm27, %zmm6, %zmm6
 	vaesenc %zmm27, %zmm7, %zmm7
-	vaesenc %zmm28, %zmm0, %zmm0
-	vaesenc %zmm28, %zmm1, %zmm1
-	vaesenc %zmm28, %zmm2, %zmm2
-	vaesenc %zmm28, %zmm3, %zmm3
-	vaesenc %zmm28, %zmm4, %zmm4
-	vaesenc %zmm28, %zmm5, %zmm5
-	vaesenc %zmm28, %zmm6, %zmm6
-	vaesenc %zmm28, %zmm7, %zmm7
-	vaesenc %zmm29, %zmm0, %zmm0
-	vaesenc %zmm29, %zmm1, %zmm1
-	vaesenc %zmm29, %zmm2, %zmm2
-	vaesenc %zmm29, %zmm3, %zmm3
-	vaesenc %zmm29, %zmm4, %zmm4
-	vaesenc %zmm29, %zmm5, %zmm5
-	vaesenc %zmm29, %zmm6, %zmm6
-	vaesenc %zmm29, %zmm7, %zmm7
-	vpxorq (%rdx), %zmm30, %zmm10
+	vpxorq (%rdx), %zmm28, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm30, %zmm11
+	vpxorq 64(%rdx), %zmm28, %zmm11
 	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm30, %zmm12
+	vpxorq 128(%rdx), %zmm28, %zmm12
 	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm30, %zmm13
+	vpxorq 192(%rdx), %zmm28, %zmm13
 	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm30, %zmm14
+	vpxorq 256(%rdx), %zmm28, %zmm14
 	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm30, %zmm15
+	vpxorq 320(%rdx), %zmm28, %zmm15
 	vaesenclast %zmm15, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm30, %zmm16
+	vpxorq 384(%rdx), %zmm28, %zmm16
 	vaesenclast %zmm16, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm30, %zmm17
+	vpxorq 448(%rdx), %zmm28, %zmm17
 	vaesenclast %zmm17, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
@@ -1703,210 +1703,210 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal_last
 .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal_loop:
 	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm20, %zmm0, %zmm0
+	vpxorq %zmm18, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
 	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm20, %zmm1, %zmm1
+	vpxorq %zmm18, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
 	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm20, %zmm2, %zmm2
+	vpxorq %zmm18, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
 	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm20, %zmm3, %zmm3
+	vpxorq %zmm18, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
 	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm20, %zmm4, %zmm4
+	vpxorq %zmm18, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
 	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm20, %zmm5, %zmm5
+	vpxorq %zmm18, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
 	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm20, %zmm6, %zmm6
+	vpxorq %zmm18, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
 	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm20, %zmm7, %zmm7
+	vpxorq %zmm18, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm0, %zmm0
 	vmovdqu64 -512(%rsi), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm2, %zmm2
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm3, %zmm3
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm4, %zmm4
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm5, %zmm5
 	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm6, %zmm6
 	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm7, %zmm7
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm0, %zmm0
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
-	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm1, %zmm1
 	vpshufd $78, %zmm13, %zmm16
 	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm22, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm3, %zmm3
 	vmovdqu64 -384(%rsi), %zmm16  # ciphertext to hash
-	vaesenc %zmm22, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
-	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm5, %zmm5
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufd $78, %zmm16, %zmm19
-	vaesenc %zmm22, %zmm7, %zmm7
-	vpxorq %zmm19, %zmm16, %zmm16
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vaesenc %zmm23, %zmm1, %zmm1
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vaesenc %zmm23, %zmm2, %zmm2
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
-	vaesenc %zmm23, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm6, %zmm6
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vaesenc %zmm20, %zmm7, %zmm7
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vaesenc %zmm21, %zmm0, %zmm0
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vaesenc %zmm21, %zmm1, %zmm1
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vaesenc %zmm21, %zmm2, %zmm2
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vaesenc %zmm21, %zmm3, %zmm3
 	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm4, %zmm4
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm23, %zmm5, %zmm5
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vaesenc %zmm23, %zmm6, %zmm6
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm23, %zmm7, %zmm7
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpxorq %zmm15, %zmm12, %zmm12
-	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm21, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm22, %zmm0, %zmm0
+	vpxorq %zmm14, %zmm13, %zmm13
+	vaesenc %zmm22, %zmm1, %zmm1
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vaesenc %zmm22, %zmm2, %zmm2
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm24, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm3, %zmm3
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
-	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm22, %zmm4, %zmm4
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm24, %zmm5, %zmm5
+	vaesenc %zmm22, %zmm5, %zmm5
 	vpxorq %zmm11, %zmm10, %zmm10
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm22, %zmm6, %zmm6
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm7, %zmm7
 	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
-	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm0, %zmm0
 	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vextracti32x4 $2, %zmm12, %xmm11
-	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm23, %zmm1, %zmm1
 	vextracti32x4 $3, %zmm12, %xmm13
-	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm23, %zmm2, %zmm2
 	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
-	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm23, %zmm3, %zmm3
 	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vaesenc %zmm25, %zmm4, %zmm4
+	vaesenc %zmm23, %zmm4, %zmm4
 	vmovdqu64 -256(%rsi), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm25, %zmm5, %zmm5
+	vaesenc %zmm23, %zmm5, %zmm5
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm23, %zmm6, %zmm6
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm7, %zmm7
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm1, %zmm1
 	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm2, %zmm2
 	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm3, %zmm3
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm4, %zmm4
+	vaesenc %zmm24, %zmm4, %zmm4
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
-	vaesenc %zmm26, %zmm5, %zmm5
+	vaesenc %zmm24, %zmm5, %zmm5
 	vpshufd $78, %zmm13, %zmm16
 	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm26, %zmm6, %zmm6
+	vaesenc %zmm24, %zmm6, %zmm6
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm7, %zmm7
 	vmovdqu64 -128(%rsi), %zmm16  # ciphertext to hash
-	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm0, %zmm0
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
-	vaesenc %zmm27, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm1, %zmm1
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vaesenc %zmm27, %zmm2, %zmm2
-	vpshufd $78, %zmm16, %zmm19
-	vaesenc %zmm27, %zmm3, %zmm3
-	vpxorq %zmm19, %zmm16, %zmm16
-	vaesenc %zmm27, %zmm4, %zmm4
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vaesenc %zmm27, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vaesenc %zmm27, %zmm6, %zmm6
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
-	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm2, %zmm2
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vaesenc %zmm25, %zmm5, %zmm5
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vaesenc %zmm25, %zmm7, %zmm7
 	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm0, %zmm0
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm28, %zmm1, %zmm1
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vaesenc %zmm28, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm28, %zmm3, %zmm3
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm28, %zmm4, %zmm4
+	vaesenc %zmm26, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm28, %zmm5, %zmm5
-	vpxorq %zmm15, %zmm12, %zmm12
-	vaesenc %zmm28, %zmm6, %zmm6
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm26, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm13, %zmm13
+	vaesenc %zmm26, %zmm5, %zmm5
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vaesenc %zmm26, %zmm6, %zmm6
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm28, %zmm7, %zmm7
+	vaesenc %zmm26, %zmm7, %zmm7
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
-	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm1, %zmm1
 	vpxorq %zmm11, %zmm10, %zmm10
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm29, %zmm2, %zmm2
+	vaesenc %zmm27, %zmm2, %zmm2
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm29, %zmm3, %zmm3
+	vaesenc %zmm27, %zmm3, %zmm3
 	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
-	vaesenc %zmm29, %zmm4, %zmm4
+	vaesenc %zmm27, %zmm4, %zmm4
 	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vextracti32x4 $2, %zmm12, %xmm11
-	vaesenc %zmm29, %zmm5, %zmm5
+	vaesenc %zmm27, %zmm5, %zmm5
 	vextracti32x4 $3, %zmm12, %xmm13
-	vaesenc %zmm29, %zmm6, %zmm6
+	vaesenc %zmm27, %zmm6, %zmm6
 	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
-	vaesenc %zmm29, %zmm7, %zmm7
+	vaesenc %zmm27, %zmm7, %zmm7
 	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vpxorq (%rdx), %zmm30, %zmm10
+	vpxorq (%rdx), %zmm28, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm30, %zmm11
+	vpxorq 64(%rdx), %zmm28, %zmm11
 	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm30, %zmm12
+	vpxorq 128(%rdx), %zmm28, %zmm12
 	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm30, %zmm13
+	vpxorq 192(%rdx), %zmm28, %zmm13
 	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm30, %zmm14
+	vpxorq 256(%rdx), %zmm28, %zmm14
 	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm30, %zmm15
+	vpxorq 320(%rdx), %zmm28, %zmm15
 	vaesenclast %zmm15, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm30, %zmm16
+	vpxorq 384(%rdx), %zmm28, %zmm16
 	vaesenclast %zmm16, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm30, %zmm17
+	vpxorq 448(%rdx), %zmm28, %zmm17
 	vaesenclast %zmm17, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
@@ -1940,22 +1940,22 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	vmovdqu64 -384(%rsi), %zmm16  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vpshufd $78, %zmm16, %zmm19
-	vpxorq %zmm19, %zmm16, %zmm16
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
@@ -1987,22 +1987,22 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	vmovdqu64 -128(%rsi), %zmm16  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vpshufd $78, %zmm16, %zmm19
-	vpxorq %zmm19, %zmm16, %zmm16
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
@@ -2024,7 +2024,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal, .-aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal
 
-/* gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 10 temporaries; 31 of 32 registers; 80 AES instructions. */
+/* gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers; 80 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open
 	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open
 	.type aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open, @function
@@ -2032,17 +2032,17 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm20  # k0
-	vbroadcasti32x4 16(%rdi), %zmm21  # k1
-	vbroadcasti32x4 32(%rdi), %zmm22  # k2
-	vbroadcasti32x4 48(%rdi), %zmm23  # k3
-	vbroadcasti32x4 64(%rdi), %zmm24  # k4
-	vbroadcasti32x4 80(%rdi), %zmm25  # k5
-	vbroadcasti32x4 96(%rdi), %zmm26  # k6
-	vbroadcasti32x4 112(%rdi), %zmm27  # k7
-	vbroadcasti32x4 128(%rdi), %zmm28  # k8
-	vbroadcasti32x4 144(%rdi), %zmm29  # k9
-	vbroadcasti32x4 160(%rdi), %zmm30  # k10
+	vbroadcasti32x4 (%rdi), %zmm18  # k0
+	vbroadcasti32x4 16(%rdi), %zmm19  # k1
+	vbroadcasti32x4 32(%rdi), %zmm20  # k2
+	vbroadcasti32x4 48(%rdi), %zmm21  # k3
+	vbroadcasti32x4 64(%rdi), %zmm22  # k4
+	vbroadcasti32x4 80(%rdi), %zmm23  # k5
+	vbroadcasti32x4 96(%rdi), %zmm24  # k6
+	vbroadcasti32x4 112(%rdi), %zmm25  # k7
+	vbroadcasti32x4 128(%rdi), %zmm26  # k8
+	vbroadcasti32x4 144(%rdi), %zmm27  # k9
+	vbroadcasti32x4 160(%rdi), %zmm28  # k10
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
@@ -2055,210 +2055,210 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open:
 	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_open_done
 .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_open_loop:
 	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm20, %zmm0, %zmm0
+	vpxorq %zmm18, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
 	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm20, %zmm1, %zmm1
+	vpxorq %zmm18, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
 	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm20, %zmm2, %zmm2
+	vpxorq %zmm18, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
 	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm20, %zmm3, %zmm3
+	vpxorq %zmm18, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
 	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm20, %zmm4, %zmm4
+	vpxorq %zmm18, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
 	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm20, %zmm5, %zmm5
+	vpxorq %zmm18, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
 	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm20, %zmm6, %zmm6
+	vpxorq %zmm18, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
 	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm20, %zmm7, %zmm7
+	vpxorq %zmm18, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm0, %zmm0
 	vmovdqu64 (%rdx), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm2, %zmm2
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm3, %zmm3
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm4, %zmm4
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm5, %zmm5
 	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm6, %zmm6
 	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm7, %zmm7
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm0, %zmm0
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
-	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm1, %zmm1
 	vpshufd $78, %zmm13, %zmm16
 	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm22, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm3, %zmm3
 	vmovdqu64 128(%rdx), %zmm16  # ciphertext to hash
-	vaesenc %zmm22, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
-	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm5, %zmm5
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufd $78, %zmm16, %zmm19
-	vaesenc %zmm22, %zmm7, %zmm7
-	vpxorq %zmm19, %zmm16, %zmm16
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vaesenc %zmm23, %zmm1, %zmm1
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vaesenc %zmm23, %zmm2, %zmm2
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
-	vaesenc %zmm23, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm6, %zmm6
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vaesenc %zmm20, %zmm7, %zmm7
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vaesenc %zmm21, %zmm0, %zmm0
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vaesenc %zmm21, %zmm1, %zmm1
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vaesenc %zmm21, %zmm2, %zmm2
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vaesenc %zmm21, %zmm3, %zmm3
 	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm4, %zmm4
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm23, %zmm5, %zmm5
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vaesenc %zmm23, %zmm6, %zmm6
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm23, %zmm7, %zmm7
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpxorq %zmm15, %zmm12, %zmm12
-	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm21, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm22, %zmm0, %zmm0
+	vpxorq %zmm14, %zmm13, %zmm13
+	vaesenc %zmm22, %zmm1, %zmm1
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vaesenc %zmm22, %zmm2, %zmm2
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm24, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm3, %zmm3
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
-	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm22, %zmm4, %zmm4
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm24, %zmm5, %zmm5
+	vaesenc %zmm22, %zmm5, %zmm5
 	vpxorq %zmm11, %zmm10, %zmm10
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm22, %zmm6, %zmm6
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm7, %zmm7
 	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
-	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm0, %zmm0
 	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vextracti32x4 $2, %zmm12, %xmm11
-	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm23, %zmm1, %zmm1
 	vextracti32x4 $3, %zmm12, %xmm13
-	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm23, %zmm2, %zmm2
 	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
-	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm23, %zmm3, %zmm3
 	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vaesenc %zmm25, %zmm4, %zmm4
+	vaesenc %zmm23, %zmm4, %zmm4
 	vmovdqu64 256(%rdx), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm25, %zmm5, %zmm5
+	vaesenc %zmm23, %zmm5, %zmm5
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm23, %zmm6, %zmm6
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm7, %zmm7
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm1, %zmm1
 	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm2, %zmm2
 	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm3, %zmm3
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm4, %zmm4
+	vaesenc %zmm24, %zmm4, %zmm4
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
-	vaesenc %zmm26, %zmm5, %zmm5
+	vaesenc %zmm24, %zmm5, %zmm5
 	vpshufd $78, %zmm13, %zmm16
 	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm26, %zmm6, %zmm6
+	vaesenc %zmm24, %zmm6, %zmm6
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm7, %zmm7
 	vmovdqu64 384(%rdx), %zmm16  # ciphertext to hash
-	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm0, %zmm0
 	vpshufb .Lconst(%rip), %zmm16, %zmm16
-	vaesenc %zmm27, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm1, %zmm1
 	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
-	vpclmulqdq $17, 128(%rax), %zmm16, %zmm18
-	vaesenc %zmm27, %zmm2, %zmm2
-	vpshufd $78, %zmm16, %zmm19
-	vaesenc %zmm27, %zmm3, %zmm3
-	vpxorq %zmm19, %zmm16, %zmm16
-	vaesenc %zmm27, %zmm4, %zmm4
-	vpclmulqdq $0, 384(%rax), %zmm16, %zmm16
 	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
-	vaesenc %zmm27, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm16, %zmm13, %zmm10
-	vaesenc %zmm27, %zmm6, %zmm6
-	vpternlogq $0x96, %zmm18, %zmm15, %zmm12
-	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm2, %zmm2
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vaesenc %zmm25, %zmm5, %zmm5
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm14
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vaesenc %zmm25, %zmm7, %zmm7
 	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm0, %zmm0
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm28, %zmm1, %zmm1
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
-	vaesenc %zmm28, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm16
-	vpxorq %zmm16, %zmm13, %zmm13
-	vaesenc %zmm28, %zmm3, %zmm3
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm28, %zmm4, %zmm4
+	vaesenc %zmm26, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm28, %zmm5, %zmm5
-	vpxorq %zmm15, %zmm12, %zmm12
-	vaesenc %zmm28, %zmm6, %zmm6
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm26, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm13, %zmm13
+	vaesenc %zmm26, %zmm5, %zmm5
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vaesenc %zmm26, %zmm6, %zmm6
 	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm28, %zmm7, %zmm7
+	vaesenc %zmm26, %zmm7, %zmm7
 	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
-	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm1, %zmm1
 	vpxorq %zmm11, %zmm10, %zmm10
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm29, %zmm2, %zmm2
+	vaesenc %zmm27, %zmm2, %zmm2
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm29, %zmm3, %zmm3
+	vaesenc %zmm27, %zmm3, %zmm3
 	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
-	vaesenc %zmm29, %zmm4, %zmm4
+	vaesenc %zmm27, %zmm4, %zmm4
 	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vextracti32x4 $2, %zmm12, %xmm11
-	vaesenc %zmm29, %zmm5, %zmm5
+	vaesenc %zmm27, %zmm5, %zmm5
 	vextracti32x4 $3, %zmm12, %xmm13
-	vaesenc %zmm29, %zmm6, %zmm6
+	vaesenc %zmm27, %zmm6, %zmm6
 	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
-	vaesenc %zmm29, %zmm7, %zmm7
+	vaesenc %zmm27, %zmm7, %zmm7
 	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vpxorq (%rdx), %zmm30, %zmm10
+	vpxorq (%rdx), %zmm28, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm30, %zmm11
+	vpxorq 64(%rdx), %zmm28, %zmm11
 	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm30, %zmm12
+	vpxorq 128(%rdx), %zmm28, %zmm12
 	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm30, %zmm13
+	vpxorq 192(%rdx), %zmm28, %zmm13
 	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm30, %zmm14
+	vpxorq 256(%rdx), %zmm28, %zmm14
 	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm30, %zmm15
+	vpxorq 320(%rdx), %zmm28, %zmm15
 	vaesenclast %zmm15, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm30, %zmm16
+	vpxorq 384(%rdx), %zmm28, %zmm16
 	vaesenclast %zmm16, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm30, %zmm17
+	vpxorq 448(%rdx), %zmm28, %zmm17
 	vaesenclast %zmm17, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)

@@ -6,6 +6,10 @@ vpternlog): an op absorbs an operand computed by a logic op used nowhere else,
 whenever the merged function still depends on at most three values. The truth table
 of each merged op is computed by evaluating the absorbed ops, so no table is written
 by hand.
+
+hoist_logic: move each logic op up to just after the last definition it reads, so that
+values consumed by it die as soon as they can: fewer values live at once (a GHASH
+stitched into AES rounds folds each product into its sum as it comes).
 """
 
 from __future__ import annotations
@@ -101,6 +105,27 @@ def fuse_ternary(program: Program | Loop) -> Program | Loop:
             absorbed.update(index[a] for a in chosen)
             rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
     out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
+    result = Program(program.name, program.bits, program.memories, out, program.lanes,
+                     program.inputs, program.outputs)
+    check(result)
+    return result
+
+
+def hoist_logic(program: Program) -> Program:
+    """Every logic op placed right after the op defining its latest operand (inputs count
+    as defined before the first op); other ops keep their order."""
+    check(program)
+    out: list[Op] = []
+    where: dict[str, int] = {}      # value -> index in out of the op defining it
+    for op in program.ops:
+        if op.code in LOGIC_OPS:
+            at = max((where[a] for a in _value_operands(op) if isinstance(a, str) and a in where), default=-1)
+            out.insert(at + 1, op)
+            where = {o.dst: i for i, o in enumerate(out) if o.dst is not None}
+        else:
+            out.append(op)
+            if op.dst is not None:
+                where[op.dst] = len(out) - 1
     result = Program(program.name, program.bits, program.memories, out, program.lanes,
                      program.inputs, program.outputs)
     check(result)

@@ -14,8 +14,9 @@ last round key XORed with data), and round keys. The budget decides where keys l
              the next) borrow the last rounds' keys until the first rounds are over, then
              the first rounds' keys;
   partial    the last P round keys resident, the others streamed;
-  streamed   every round key loaded just before its round into two rotating registers
-             (or read as a memory operand where the ISA allows it).
+  streamed   every round key loaded just before its round into rotating registers (two,
+             or one where the core renames registers), or read as a memory operand where
+             the ISA allows it.
 
 `plan` picks the first policy that fits (in that order) unless one is forced. The plan
 says which register holds what; `KeyTracker` follows every register through the emitted
@@ -85,6 +86,10 @@ class Plan:
         keys = {r + i for r in list(self.resident.values()) + self.rotating for i in range(self.key_width)}
         return len(set(self.data) | set(self.aux) | set(self.temps) | keys)
 
+    def through(self) -> str:
+        n = len(self.rotating)
+        return "one rotating register" if n == 1 else f"{n} rotating registers"
+
     def describe(self) -> str:
         n, first = self.need.keys, self.need.first_key
         k = lambda r: f"k{r + first}"
@@ -105,14 +110,13 @@ class Plan:
                         f"{rounds}, which are reloaded after their last use")
         elif self.policy == "partial":
             res = sorted(self.resident)
-            via = "read as memory operands" if self.memory_operands else \
-                f"streamed through {len(self.rotating)} rotating registers"
+            via = "read as memory operands" if self.memory_operands else f"streamed through {self.through()}"
             rest = n - len(res)
             keys = (f"round keys {k(res[0])}..{k(res[-1])} resident, "
                     f"{'the other one' if rest == 1 else f'the other {rest}'} {via}")
         else:
             keys = ("every round key read as a memory operand" if self.memory_operands else
-                    f"every round key streamed through {len(self.rotating)} rotating registers")
+                    f"every round key streamed through {self.through()}")
         temps = len(self.temps)
         text = (f"{self.policy}: {keys}; {len(self.data)} data, {len(self.aux)} loop-carried, "
                 f"{temps} {'temporary' if temps == 1 else 'temporaries'}; {self.used()} of {self.registers} registers")
@@ -120,16 +124,18 @@ class Plan:
 
 
 def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool = False,
-         key_width: int = 1) -> Plan:
+         key_width: int = 1, rotating: int = ROTATING) -> Plan:
     """Assign registers 0..registers-1. memory_operands: the ISA can take a 16-byte round
     key straight from memory, so streaming needs no rotating registers. key_width: how
     many registers one round key fills (2 for 64-bit scalar ISAs); a key's registers are
-    resident[round] .. resident[round] + key_width - 1."""
+    resident[round] .. resident[round] + key_width - 1. rotating: the registers streamed
+    keys pass through (1 where the core renames registers, so that the next key's load
+    does not wait for the last read of the one before)."""
     if policy not in POLICIES + ("auto",):
         raise PlanError(f"unknown key policy {policy!r} (one of {', '.join(POLICIES)}, auto)")
     kw = key_width
     base = need.data + need.aux
-    rot = 0 if memory_operands else ROTATING * kw
+    rot = 0 if memory_operands else rotating * kw
     lenders = -(-need.temps // kw)     # keys whose registers the temporaries fill
     fits = {
         "resident": base + need.temps + need.keys * kw <= registers,

@@ -31,7 +31,8 @@ int gcm_subject_init(gcm_subject *s, const char *ghash_name, const char *backend
         s->ghash = g;
         s->bits[0] = 128, s->bits[1] = 192, s->bits[2] = 256, s->nbits = 3;
         snprintf(subject_line, sizeof subject_line, "GHASH %s", g->name);
-        printf("GHASH %s (backend %s, %u blocks per reduction): every key size, AES by dispatch\n",
+        printf("GHASH %s (backend %s, %u blocks per reduction): every key size, AES by dispatch unless "
+               "another usable variant has stitched functions reading this table\n",
                g->name, g->backend ? g->backend : "?", (unsigned)g->blocks);
         return GCM_EXIT_PASS;
     }
@@ -96,11 +97,31 @@ const char *gcm_subject_name(const gcm_subject *s)
     return subject_line;
 }
 
+/* The AES variant a GHASH subject's keys use: dispatch's, unless it does not stitch with
+ * this GHASH and another usable encryption variant of the key size does (so that the
+ * stitched functions of, say, AES-NI run through the API where dispatch prefers VAES). */
+static const aesgen_variant *stitching_with(const aesgen_ghash_variant *g, unsigned key_bits)
+{
+    const char *picked = aesgen_selected_variant(key_bits, AESGEN_ENCRYPT);
+    const aesgen_variant *d = picked != NULL ? aesgen_find_variant(picked) : NULL;
+    if (d == NULL || (d->gcm_blocks != 0 && g->table != NULL && strcmp(d->gcm_table, g->table) == 0))
+        return NULL;
+    for (size_t i = 0; i < aesgen_registry_size; i++) {
+        const aesgen_variant *v = aesgen_registry[i];
+        if (v->key_bits == key_bits && v->direction == AESGEN_ENCRYPT && v->gcm_blocks != 0 &&
+            g->table != NULL && strcmp(v->gcm_table, g->table) == 0 && aesgen_variant_usable(v))
+            return v;
+    }
+    return NULL;
+}
+
 int gcm_subject_key(const gcm_subject *s, aesgen_gcm_key *key, const uint8_t *k, size_t key_len,
                     char *why, size_t why_len)
 {
-    const int rc = s->ghash != NULL ? aesgen_gcm_init_variants(key, k, key_len, NULL, s->ghash)
-                                    : aesgen_gcm_init(key, k, key_len);
+    const int rc = s->ghash != NULL
+                       ? aesgen_gcm_init_variants(key, k, key_len, stitching_with(s->ghash, (unsigned)key_len * 8),
+                                                  s->ghash)
+                       : aesgen_gcm_init(key, k, key_len);
     if (rc != AESGEN_OK) {
         snprintf(why, why_len, "%s returned %d (%s)",
                  s->ghash != NULL ? "aesgen_gcm_init_variants" : "aesgen_gcm_init", rc,

@@ -12,10 +12,10 @@ from aesgen import pipeline
 from aesgen.algorithm import aes, circuits
 from aesgen.algorithm.bitsliced import Layout
 from aesgen.emit.c_simd import ISAS, vector_core_statements, vector_statements
-from aesgen.ir import SHUFFLE_OPS, Memory, Op, Program
+from aesgen.ir import SHUFFLE_OPS, Builder, Memory, Op, Program
 from aesgen.lanes import GROUP_WORDS, networks, vectorize
 from aesgen.model import ModelError, execute, verify_block_cipher
-from aesgen.passes import fuse_ternary
+from aesgen.passes import fuse_ternary, hoist_logic
 
 
 def random_logic(seed: int, inputs: int = 5, ops: int = 60) -> Program:
@@ -67,6 +67,50 @@ class TernaryPass(unittest.TestCase):
         keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
         with self.assertRaises(ModelError):
             verify_block_cipher("broken", 128, "enc", keys, fused, layout.blocks, 1, 1)
+
+
+class HoistPass(unittest.TestCase):
+    def test_products_fold_into_their_sums_at_once(self):
+        # the 16-block hash of the stitched loops: a product of each block is summed as soon
+        # as it exists, so a handful of values live at a time, and the result is unchanged
+        from aesgen.algorithm import ghash
+        prog = ghash.update_unsummed(16, 2, "karatsuba", "clmul")
+        hoisted = hoist_logic(prog)
+        self.assertEqual(sorted(map(str, hoisted.ops)), sorted(map(str, prog.ops)))
+        self.assertLess(peak_live(hoisted), peak_live(prog))
+        self.assertLessEqual(peak_live(hoisted), 6)
+        rng = random.Random(9)
+        for _ in range(3):
+            mem = {"data": bytearray(rng.randbytes(256)), "htable": bytearray(rng.randbytes(512))}
+            acc = rng.getrandbits(64 * prog.lanes)
+            self.assertEqual(execute(hoisted, dict(mem), [acc]), execute(prog, dict(mem), [acc]))
+
+    def test_an_op_never_moves_above_what_it_reads(self):
+        p = Program("p", 32, (Memory("m", "bytes", 16, True),))
+        b = Builder(p)
+        x = b.ld("m", 0, 32, hint="x")
+        y = b.ld("m", 4, 32, hint="y")
+        z = b.xor(x, y, hint="z")
+        w = b.ld("m", 8, 32, hint="w")
+        b.st("m", 12, 32, b.and_(z, w, hint="v"))
+        order = [op.dst for op in hoist_logic(p).ops]
+        self.assertLess(order.index("w"), order.index("v"))
+        self.assertEqual(order.index("z"), order.index("y") + 1)
+
+
+def peak_live(prog):
+    last = {}
+    for i, op in enumerate(prog.ops):
+        for a in op.args:
+            if isinstance(a, str):
+                last[a] = i
+    live, peak = set(), 0
+    for i, op in enumerate(prog.ops):
+        if op.dst is not None and op.code not in ("vld", "note") or op.code == "vld" and op.args[0] == "data":
+            live.add(op.dst)
+        peak = max(peak, len(live))
+        live = {v for v in live if last.get(v, -1) > i or v in prog.outputs}
+    return peak
 
 
 class Transposes(unittest.TestCase):

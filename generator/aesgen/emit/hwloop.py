@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from .. import reference, reference_gcm, reference_xts, regplan
 from ..algorithm import ghash
 from ..features import c_mask
-from ..ir import Program
+from ..ir import Loop, Program
 from ..machine import objdump
 from ..machine.abi import Abi
 from ..machine.common import SCHEDULE_MISALIGN, Instr, Label, MachineError, Memory
@@ -60,10 +60,11 @@ DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
 # call with fewer messages than the widest takes a narrower one
 CBC_LANE_KERNELS = 3              # AESGEN_CBC_LANE_KERNELS in runtime/src/aesgen_variant.h
 LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
-# The GHASH of the stitched GCM loops (an emitter with a "gcm" mode emitter): blocks per
-# reduction, multiply, reduction. The loops read the hash-key table a GHASH variant of
-# the same blocks and multiply writes (ghash.table_layout; the runtime checks the names
-# match), so this is the method of the wide x86-64 GHASH variants (vpclmul256/512).
+# The GHASH of the stitched GCM loops (an emitter with a "gcm" mode emitter): the powers
+# of H in the table they read, multiply, reduction. The loops read the hash-key table a
+# GHASH variant of the same powers and multiply writes (ghash.table_layout; the runtime
+# checks the names match), so this is the method of the wide x86-64 GHASH variants
+# (vpclmul256/512); an emitter may name another layout (gcm_table_powers).
 GCM_GHASH = (16, "karatsuba", "clmul")
 GCM_MODES = ("gcm_seal", "gcm_open")
 GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
@@ -75,10 +76,10 @@ def cbc_lane_vectors(n: int) -> list[int]:
 
 
 @functools.lru_cache(maxsize=8)
-def gcm_hash_table(key: bytes) -> tuple[bytes, bytes]:
-    """(H, the table GCM_GHASH's set-up program writes for it) of an AES key: what a
-    GHASH variant of that layout hands the stitched loops."""
-    powers, multiply, reduction = GCM_GHASH
+def gcm_hash_table(key: bytes, powers: int) -> tuple[bytes, bytes]:
+    """(H, the table of `powers` powers GCM_GHASH's set-up program writes for it) of an AES
+    key: what a GHASH variant of that layout hands the stitched loops."""
+    _, multiply, reduction = GCM_GHASH
     h = reference.encrypt_block(key, bytes(16))
     table = bytearray(ghash.table_bytes(powers, multiply))
     execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
@@ -162,6 +163,7 @@ class Function:
     plan: Plan | None
     code: list
     lanes: int = 0      # a "cbc_lanes" function: the messages it takes at once
+    table_powers: int = 0   # a GCM function: the powers of H in the table it reads
 
 
 @dataclass
@@ -169,7 +171,7 @@ class Built:
     variant: Variant
     interleave: int                       # vectors per main-loop iteration
     lanes: int                            # blocks per vector register
-    key_programs: tuple[Program, ...]     # the C key set-up (empty when setkey is assembly)
+    key_programs: tuple[Program | Loop, ...]     # the C key set-up (empty when setkey is assembly)
     setkey: Function | None               # an assembly key set-up
     functions: list[Function]             # the mode loops
     constants: list = field(default_factory=list)   # read-only data of the .S: (comment, bytes)
@@ -372,7 +374,7 @@ class HwLoopEmitter(Emitter):
         raise NotImplementedError
 
     def plan_options(self, target: Target) -> dict:
-        """Extra regplan.plan arguments: memory_operands, key_width."""
+        """Extra regplan.plan arguments: memory_operands, key_width, rotating."""
         return {}
 
     def lanes(self, target: Target) -> int:
@@ -545,44 +547,57 @@ class HwLoopEmitter(Emitter):
         its XORs fused into three-input ones where the ISA has them."""
         raise NotImplementedError
 
+    def gcm_table_powers(self, target: Target) -> int:
+        """The powers of H in the table the stitched loops read: the layout of the GHASH
+        variant the runtime pairs with this target's AES variants."""
+        return GCM_GHASH[0]
+
     def gcm_functions(self, variant: Variant, constants, omitted: list) -> list[Function]:
         """The stitched GCM functions, seal and open: chunks of C blocks (a whole number of
-        GCM_GHASH's blocks per reduction) in C / lanes data vectors, the counter and y
-        carried, the hash's registers temporaries that live through every round, its XORs
-        fused into three-input ones unless that costs resident round keys. Where that does
-        not fit the budget (or a hash is no whole number of vectors) there are none,
-        `omitted` says why, and the runtime runs CTR and GHASH in two passes."""
+        hashes of the table's powers of H, one reduction each) in C / lanes data vectors,
+        the counter and y carried, the hash's registers temporaries that live through
+        every round, its XORs fused into three-input ones unless that costs resident
+        round keys. C is the variant's interleave rounded down to whole hashes, at least
+        the vectors that keep the AES unit busy (latency x issue): a narrower chunk waits
+        on every round and ran slower than the two passes (AES-NI with 4 xmm: 0.86-0.95x).
+        Where nothing fits there are none, `omitted` says why, and the runtime runs CTR
+        and GHASH in two passes."""
         target = variant.target
-        powers, multiply, reduction = GCM_GHASH
+        blocks, multiply, reduction = self.gcm_table_powers(target), *GCM_GHASH[1:]
         lanes = self.lanes(target)
-        if powers % lanes:
-            omitted.append(f"gcm: no stitched loop ({powers} blocks per reduction are no whole number of vectors)")
+        if blocks % lanes:
+            omitted.append(f"gcm: no stitched loop ({blocks} blocks per reduction are no whole number of vectors)")
             return []
-        prog = ghash.update_unsummed(powers, lanes, multiply, reduction)
+        isa = target.sections["isa"]
+        busy = regplan.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"], self.independent_ops)
+        prog = ghash.update_unsummed(blocks, lanes, multiply, reduction)
+        per_hash = blocks // lanes
         keys = reference.rounds_for(variant.key_bits) + 1
-        # the variant's interleave where it holds whole hashes (two 16-block hashes, one
-        # after the other, per 32-block iteration on zmm), else one hash's vectors
-        per_hash = powers // lanes
-        vectors = max(per_hash, variant.param("interleave") // per_hash * per_hash)
-        plans, error = [], None
-        for fused in (True, False):     # the fewest operations, unless that costs resident keys
-            need = Need(data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
-                        keys=keys, temp_phase="all")
-            try:
-                plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
-                                           **self.plan_options(target)), fused))
-            except PlanError as e:
-                error = error or e
-        if not plans:
-            omitted.append(f"gcm: no stitched loop ({error}); the runtime runs CTR and GHASH in two passes")
-            return []
-        plan, fused = next((p for p in plans if p[0].policy == "resident"), plans[0])
-        out = []
-        for mode in GCM_MODES:
-            asm = Asm(f"aesgen_{variant.name}_{mode}")
-            self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
-            out.append(Function(asm.fn, mode, plan, asm.code))
-        return out
+        error = None
+        for vectors in range(max(per_hash, variant.param("interleave") // per_hash * per_hash), 0, -per_hash):
+            if vectors < busy:
+                break
+            plans = []
+            for fused in (True, False):     # the fewest operations, unless that costs resident keys
+                need = Need(data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
+                            keys=keys, temp_phase="all")
+                try:
+                    plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
+                                               **self.plan_options(target)), fused))
+                except PlanError as e:
+                    error = e
+            if plans:
+                plan, fused = next((p for p in plans if p[0].policy == "resident"), plans[0])
+                out = []
+                for mode in GCM_MODES:
+                    asm = Asm(f"aesgen_{variant.name}_{mode}")
+                    self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
+                    out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks))
+                return out
+        reason = f"{error}; " if error else ""
+        omitted.append(f"gcm: no stitched loop ({reason}fewer than {busy} data vectors would leave the AES unit "
+                       f"waiting); the runtime runs CTR and GHASH in two passes")
+        return []
 
     def setkey_function(self, name: str, key_bits: int, direction: str) -> Function:
         asm = Asm(name)
@@ -705,7 +720,7 @@ class HwLoopEmitter(Emitter):
         hash-key table the GHASH set-up program writes for this key."""
         key, sched = keyed
         count = chunks * chunk
-        h, table = gcm_hash_table(key)
+        h, table = gcm_hash_table(key, fn.table_powers)
         data, y = rng.randbytes(16 * count), rng.randbytes(16)
         iv = no_carry_counter(rng.randbytes(16), count)
         mem = Memory()
@@ -859,7 +874,8 @@ class HwLoopEmitter(Emitter):
                          + "; ".join(f"{f.mode}{f.lanes or ''}: {f.plan.policy}" for f in built.functions)}
         context = {"guard": self.compile_guard, "v": facts,
                    "functions": {fn.mode: fn.name for fn in built.functions if fn.mode != "cbc_lanes"},
-                   "gcm": next(({"blocks": gcm_chunk(built, fn), "table": ghash.table_layout(*GCM_GHASH[:2])}
+                   "gcm": next(({"blocks": gcm_chunk(built, fn),
+                                 "table": ghash.table_layout(fn.table_powers, GCM_GHASH[1])}
                                 for fn in built.functions if fn.mode in GCM_MODES), None),
                    "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
                                  if fn.mode == "cbc_lanes"]}

@@ -24,7 +24,7 @@ from ..machine.abi import SYSV
 from ..machine.common import Instr, Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
-from ..passes import fuse_ternary
+from ..passes import fuse_ternary, hoist_logic
 from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
 from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
@@ -590,12 +590,16 @@ class GhashSide:
     """A GHASH program of algorithm/ghash.py (update_unsummed) as this ISA's instructions,
     for a stitched GCM loop: table reads and constants become memory operands, every
     other value a register of `pool`, taken when the value is made and given back after
-    its last use. `peak` is the registers the program needs (plan the loop with it)."""
+    its last use. `peak` is the registers the program needs (plan the loop with it).
+    Legacy SSE takes no unaligned memory operand: its table reads are loads into
+    registers."""
 
-    def __init__(self, em: "LoopEmitter | None", prog: Program, kind: str, consts: Constants, evex: bool):
-        if evex:     # three-input XORs (vpternlogq): fewer operations beside the AES rounds
+    def __init__(self, em: "LoopEmitter | None", prog: Program, isa: Isa, consts: Constants, fused: bool):
+        if fused and isa.encoding == "evex":     # three-input XORs (vpternlogq): fewer operations
             prog = fuse_ternary(prog)
-        self.em, self.prog, self.kind, self.consts = em, prog, kind, consts
+        prog = hoist_logic(prog)     # each product folded into its sum at once: fewer registers
+        self.em, self.prog, self.kind, self.consts = em, prog, isa.kind, consts
+        self.destructive = isa.encoding == "sse"
         last = {}
         for i, op in enumerate(prog.ops):
             for x in op.args:
@@ -628,7 +632,7 @@ class GhashSide:
                     free.insert(0, vals[x].n)
                     free.sort()
             if op.code == "vld" and op.args[0] == "htable":
-                vals[op.dst] = M(HT, op.args[1])
+                vals[op.dst] = M(HT, op.args[1])     # read where it is used
                 continue
             if op.code in ("unpacklo", "unpackhi") and all(isinstance(x, int) for x in op.args):
                 lo, hi, bits = op.args
@@ -652,6 +656,37 @@ class GhashSide:
                     emit("mov", d, x)
                     others = [y, z]
                 emit("xor3", d, *others)
+                vals[op.dst] = d
+                continue
+            if op.code in ("bswap", "xor", "clmul") and self.destructive:
+                # legacy SSE writes its first source, and reads memory only when aligned:
+                # the first source is one that dies here, else a power of H loaded into a
+                # new register, else a copy; a power of H as the other source is loaded too
+                swap = lambda sel: (sel >> 4 & 1) | (sel & 1) << 4
+                x, y, sel = (a + [None])[:3] if op.code != "bswap" else (a[0], None, None)
+                dies = lambda v: isinstance(v, V) and v.n in free
+                if op.code != "bswap" and not dies(x) and (dies(y) or isinstance(y, M)):
+                    x, y, sel = y, x, swap(sel) if op.code == "clmul" else sel
+                spare = None
+                if dies(x):
+                    free.remove(x.n)
+                    d = x
+                else:
+                    d = take()
+                    emit("load" if isinstance(x, M) else "mov", d, x, note="a power of H" if isinstance(x, M) else "")
+                if isinstance(y, M) and y.base == HT:
+                    spare = take()
+                    emit("load", spare, y, note="a power of H")
+                    y = spare
+                if op.code == "bswap":
+                    emit("shufb", d, d, consts.bswap())
+                elif op.code == "xor":
+                    emit("xor", d, d, y)
+                else:
+                    emit("clmul", d, d, y, Imm(sel))
+                if spare is not None:
+                    free.insert(0, spare.n)
+                    free.sort()
                 vals[op.dst] = d
                 continue
             d = take()
@@ -729,7 +764,7 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
     kind = isa.kind
     ctr, acc = em.v(p.aux[0]), em.v(p.aux[1])
     chunk = len(p.data) * isa.lanes
-    side = GhashSide(em, prog, kind, consts, fused and isa.encoding == "evex")
+    side = GhashSide(em, prog, isa, consts, fused)
     pool = list(p.temps)
     em.entry()
     em.load_resident_keys()
@@ -839,11 +874,15 @@ class X86AesEmitter(HwLoopEmitter):
         return Need(data=n, aux=1, temps=2, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")
 
     def plan_options(self, target: Target) -> dict:
-        return {"memory_operands": self.isa(target).key_memory_operand}
+        # x86-64 cores rename registers: one register streams every key
+        return {"memory_operands": self.isa(target).key_memory_operand, "rotating": 1}
+
+    def gcm_table_powers(self, target: Target) -> int:
+        # a CPU without VPCLMULQDQ runs the xmm GHASH variants, whose table holds 8 powers
+        return 8 if self.isa(target).vector_bits == 128 else super().gcm_table_powers(target)
 
     def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
-        isa = self.isa(target)
-        return GhashSide(None, prog, isa.kind, constants, fused and isa.encoding == "evex").peak
+        return GhashSide(None, prog, self.isa(target), constants, fused).peak
 
     def lanes(self, target: Target) -> int:
         return self.isa(target).lanes

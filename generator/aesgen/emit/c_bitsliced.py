@@ -34,7 +34,7 @@ SCALAR_LOGIC_PER_CYCLE = 4
 class Built:
     variant: Variant
     layout: Layout
-    key_programs: tuple[Program, ...]   # expansion (32-bit), then round-key packing
+    key_programs: tuple[Program | Loop, ...]   # expansion (32-bit), then round-key packing
     core: Program | Loop
 
 

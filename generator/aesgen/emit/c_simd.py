@@ -441,7 +441,7 @@ class Built:
     isa: Isa
     layout: Layout
     lanes: int
-    key_programs: tuple[Program, ...]
+    key_programs: tuple[Program | Loop, ...]
     core: Program | Loop    # the vector core: loads, transposes, the rounds on every lane, stores
                             # (after the ternary-logic pass, where the ISA has it)
     scalar: Program | Loop  # the lane program: one lane's blocks in scalar C

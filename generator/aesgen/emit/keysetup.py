@@ -13,13 +13,14 @@ written out it was 8 to 13 KB per key size.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 
 from .. import reference
 from ..algorithm import aes, circuits
 from ..ir import Loop, Program
-from ..model import expect_equal, run
+from ..model import check_core, expect_equal, run
 from . import c
 from .base import SharedSource
 
@@ -29,17 +30,23 @@ TEMPLATE = "hwloop/setkey.c.j2"
 MODEL_KEYS = 3
 
 
+@functools.cache
 def programs(key_bits: int, order: str) -> tuple[Program | Loop, ...]:
     """The key set-up writing the schedule in `order`: memory "rkb" for forward, "drk"
-    for the others (through the forward schedule in "rkb")."""
+    for the others (through the forward schedule in "rkb"). Built and checked once per
+    generator run, read-only after (the model runs them for every key of every check)."""
     expand = aes.key_expansion_rolled(key_bits, circuits.load("bp113"))
     if order == "forward":
-        return (expand,)
-    if order == "equivalent_inverse":
-        return (expand, aes.equivalent_inverse_keys(key_bits))
-    if order == "reversed":
-        return (expand, aes.reversed_round_keys(key_bits))
-    raise ValueError(order)
+        progs = (expand,)
+    elif order == "equivalent_inverse":
+        progs = (expand, aes.equivalent_inverse_keys(key_bits))
+    elif order == "reversed":
+        progs = (expand, aes.reversed_round_keys(key_bits))
+    else:
+        raise ValueError(order)
+    for p in progs:
+        check_core(p)
+    return progs
 
 
 def output(order: str) -> str:
@@ -47,12 +54,13 @@ def output(order: str) -> str:
 
 
 def run_programs(key_programs: Sequence[Program | Loop], key: bytes, out: str) -> bytes:
-    """Run the key set-up programs in the model; return the schedule memory `out`."""
+    """Run the key set-up programs (as `programs` returns them: checked) in the model;
+    return the schedule memory `out`."""
     mem: dict = {"key": bytearray(key)}
     for p in key_programs:
         for m in p.memories:
             mem.setdefault(m.name, bytearray(m.length) if m.kind == "bytes" else [0] * m.length)
-        run(p, mem)
+        run(p, mem, checked=True)
     return bytes(mem[out])
 
 

@@ -37,7 +37,7 @@ def setkey_source(key_bits: int, algorithm: str, word_bits: int) -> SharedSource
 
 
 @functools.cache
-def key_programs(key_bits: int, algorithm: str, word_bits: int) -> tuple[Program, ...]:
+def key_programs(key_bits: int, algorithm: str, word_bits: int) -> tuple[Program | Loop, ...]:
     """The shared forward expansion (memory rkb), then the packing (rkb -> rk). Built once
     per generator run and read-only after: every variant and shared file of these
     parameters runs the same objects."""

@@ -574,9 +574,8 @@ class HwLoopEmitter(Emitter):
         per_hash = blocks // lanes
         keys = reference.rounds_for(variant.key_bits) + 1
         error = None
-        for vectors in range(max(per_hash, variant.param("interleave") // per_hash * per_hash), 0, -per_hash):
-            if vectors < busy:
-                break
+        widest = max(per_hash, variant.param("interleave") // per_hash * per_hash)
+        for vectors in range(widest, busy - 1, -per_hash):
             plans = []
             for fused in (True, False):     # the fewest operations, unless that costs resident keys
                 need = Need(data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused),

@@ -662,18 +662,20 @@ class GhashSide:
                 # legacy SSE writes its first source, and reads memory only when aligned:
                 # the first source is one that dies here, else a power of H loaded into a
                 # new register, else a copy; a power of H as the other source is loaded too
-                swap = lambda sel: (sel >> 4 & 1) | (sel & 1) << 4
-                x, y, sel = (a + [None])[:3] if op.code != "bswap" else (a[0], None, None)
+                x, y, sel = a[0], a[1] if len(a) > 1 else None, a[2] if len(a) > 2 else None
                 dies = lambda v: isinstance(v, V) and v.n in free
                 if op.code != "bswap" and not dies(x) and (dies(y) or isinstance(y, M)):
-                    x, y, sel = y, x, swap(sel) if op.code == "clmul" else sel
+                    x, y = y, x     # both commute; clmul swaps which halves it multiplies
+                    if op.code == "clmul":
+                        sel = (sel >> 4 & 1) | (sel & 1) << 4
                 spare = None
                 if dies(x):
                     free.remove(x.n)
                     d = x
                 else:
                     d = take()
-                    emit("load" if isinstance(x, M) else "mov", d, x, note="a power of H" if isinstance(x, M) else "")
+                    emit("load" if isinstance(x, M) else "mov", d, x,
+                         note="a power of H" if isinstance(x, M) and x.base == HT else "")
                 if isinstance(y, M) and y.base == HT:
                     spare = take()
                     emit("load", spare, y, note="a power of H")

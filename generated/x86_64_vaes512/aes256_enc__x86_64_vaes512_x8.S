@@ -2044,214 +2044,199 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
 	vaesenc %zmm16, %zmm0, %zmm0
 	vmovdqu64 -512(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
 	vaesenc %zmm16, %zmm1, %zmm1
-	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm2, %zmm2
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm16, %zmm3, %zmm3
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm16, %zmm4, %zmm4
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm16, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm6, %zmm6
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm16, %zmm7, %zmm7
-	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm17, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm17, %zmm1, %zmm1
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm17, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm17, %zmm3, %zmm3
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm17, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm17, %zmm5, %zmm5
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm17, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm17, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm18, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm18, %zmm1, %zmm1
-	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm18, %zmm2, %zmm2
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm18, %zmm3, %zmm3
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm18, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm18, %zmm5, %zmm5
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm18, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm18, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm19, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm19, %zmm1, %zmm1
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
-	vaesenc %zmm19, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm19, %zmm3, %zmm3
-	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm19, %zmm4, %zmm4
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm19, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm19, %zmm7, %zmm7
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm20, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm20, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm20, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm5, %zmm5
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm6, %zmm6
-	vpxorq %zmm12, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm7, %zmm7
-	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm21, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm1, %zmm1
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm21, %zmm2, %zmm2
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm3, %zmm3
-	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm21, %zmm4, %zmm4
-	vpxorq %zmm11, %zmm12, %zmm11
-	vaesenc %zmm21, %zmm5, %zmm5
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm6, %zmm6
-	vpxorq %zmm10, %zmm11, %zmm10
-	vaesenc %zmm21, %zmm7, %zmm7
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vaesenc %zmm22, %zmm0, %zmm0
-	vextracti32x4 $2, %zmm10, %xmm12
-	vaesenc %zmm22, %zmm1, %zmm1
-	vextracti32x4 $3, %zmm10, %xmm13
-	vaesenc %zmm22, %zmm2, %zmm2
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vaesenc %zmm22, %zmm3, %zmm3
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
-	vaesenc %zmm22, %zmm4, %zmm4
-	vmovdqu64 -256(%rsi), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm16, %zmm2, %zmm2
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm22, %zmm6, %zmm6
+	vaesenc %zmm16, %zmm3, %zmm3
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm16, %zmm4, %zmm4
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm23, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm23, %zmm2, %zmm2
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm23, %zmm3, %zmm3
-	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm16, %zmm5, %zmm5
+	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vaesenc %zmm16, %zmm6, %zmm6
+	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vaesenc %zmm16, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm0, %zmm0
+	vpxorq %zmm10, %zmm13, %zmm10
+	vaesenc %zmm17, %zmm1, %zmm1
+	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm17, %zmm2, %zmm2
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm5, %zmm5
+	vaesenc %zmm17, %zmm3, %zmm3
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm23, %zmm6, %zmm6
+	vaesenc %zmm17, %zmm4, %zmm4
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm5, %zmm5
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm6, %zmm6
 	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm24, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm24, %zmm3, %zmm3
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm17, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm0, %zmm0
+	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
+	vaesenc %zmm18, %zmm1, %zmm1
+	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
+	vaesenc %zmm18, %zmm2, %zmm2
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm18, %zmm3, %zmm3
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm24, %zmm5, %zmm5
-	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm18, %zmm4, %zmm4
+	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm18, %zmm5, %zmm5
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm6, %zmm6
 	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm2, %zmm2
 	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm25, %zmm3, %zmm3
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm25, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm25, %zmm5, %zmm5
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm3, %zmm3
+	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
+	vaesenc %zmm19, %zmm4, %zmm4
+	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
+	vaesenc %zmm19, %zmm5, %zmm5
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm19, %zmm6, %zmm6
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm7, %zmm7
-	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm20, %zmm1, %zmm1
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm20, %zmm6, %zmm6
+	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
+	vaesenc %zmm20, %zmm7, %zmm7
+	vaesenc %zmm21, %zmm0, %zmm0
+	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
+	vaesenc %zmm21, %zmm1, %zmm1
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm21, %zmm2, %zmm2
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm21, %zmm3, %zmm3
+	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm21, %zmm4, %zmm4
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm21, %zmm5, %zmm5
+	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm0, %zmm0
+	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm22, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm22, %zmm2, %zmm2
+	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm22, %zmm3, %zmm3
+	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
+	vaesenc %zmm22, %zmm4, %zmm4
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm22, %zmm5, %zmm5
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm22, %zmm6, %zmm6
+	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm0, %zmm0
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm23, %zmm1, %zmm1
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm2, %zmm2
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm23, %zmm3, %zmm3
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm23, %zmm5, %zmm5
+	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm6, %zmm6
+	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
+	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm0, %zmm0
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm24, %zmm1, %zmm1
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm24, %zmm2, %zmm2
+	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm24, %zmm3, %zmm3
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm24, %zmm4, %zmm4
+	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm5, %zmm5
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm24, %zmm6, %zmm6
+	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm0, %zmm0
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm25, %zmm2, %zmm2
+	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm25, %zmm5, %zmm5
+	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenc %zmm26, %zmm0, %zmm0
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
+	vaesenc %zmm26, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm4, %zmm4
+	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpshufd $78, %zmm13, %zmm14
+	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm27, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm12, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm3, %zmm3
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm27, %zmm4, %zmm4
+	vaesenc %zmm27, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm5, %zmm5
+	vaesenc %zmm27, %zmm3, %zmm3
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm27, %zmm6, %zmm6
+	vaesenc %zmm27, %zmm4, %zmm4
 	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm27, %zmm5, %zmm5
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm6, %zmm6
 	vpxorq %zmm11, %zmm12, %zmm11
-	vaesenc %zmm28, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm28, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm28, %zmm2, %zmm2
+	vaesenc %zmm28, %zmm1, %zmm1
 	vpxorq %zmm10, %zmm11, %zmm10
-	vaesenc %zmm28, %zmm3, %zmm3
+	vaesenc %zmm28, %zmm2, %zmm2
 	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vaesenc %zmm28, %zmm4, %zmm4
+	vaesenc %zmm28, %zmm3, %zmm3
 	vextracti32x4 $2, %zmm10, %xmm12
-	vaesenc %zmm28, %zmm5, %zmm5
+	vaesenc %zmm28, %zmm4, %zmm4
 	vextracti32x4 $3, %zmm10, %xmm13
-	vaesenc %zmm28, %zmm6, %zmm6
+	vaesenc %zmm28, %zmm5, %zmm5
 	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vaesenc %zmm28, %zmm7, %zmm7
+	vaesenc %zmm28, %zmm6, %zmm6
 	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vaesenc %zmm28, %zmm7, %zmm7
 	vpxorq (%rdx), %zmm29, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vpxorq 64(%rdx), %zmm29, %zmm11
@@ -2287,18 +2272,18 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm9, %zmm10, %zmm10
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vpshufd $78, %zmm10, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
+	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vpxorq %zmm10, %zmm13, %zmm10
 	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2306,9 +2291,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2316,65 +2301,50 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
-	vpxorq %zmm11, %zmm10, %zmm10
-	vpxorq %zmm12, %zmm10, %zmm10
-	vpshufd $78, %zmm11, %zmm13
+	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
+	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vpxorq %zmm11, %zmm10, %zmm10
-	vpshufd $78, %zmm10, %zmm11
-	vpxorq %zmm11, %zmm12, %zmm11
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vpxorq %zmm10, %zmm11, %zmm10
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vextracti32x4 $2, %zmm10, %xmm12
-	vextracti32x4 $3, %zmm10, %xmm13
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
-	vmovdqu64 -256(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpxorq %zmm9, %zmm10, %zmm10
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vpshufd $78, %zmm10, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
 	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
+	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
-	vpxorq %zmm11, %zmm10, %zmm10
-	vpxorq %zmm12, %zmm10, %zmm10
 	vpshufd $78, %zmm11, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
@@ -2456,214 +2426,199 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
 	vaesenc %zmm16, %zmm0, %zmm0
 	vmovdqu64 (%rdx), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
 	vaesenc %zmm16, %zmm1, %zmm1
-	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm2, %zmm2
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm16, %zmm3, %zmm3
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm16, %zmm4, %zmm4
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm16, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm6, %zmm6
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm16, %zmm7, %zmm7
-	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm17, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm17, %zmm1, %zmm1
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm17, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm17, %zmm3, %zmm3
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm17, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm17, %zmm5, %zmm5
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm17, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm17, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm18, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm18, %zmm1, %zmm1
-	vmovdqu64 128(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm18, %zmm2, %zmm2
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm18, %zmm3, %zmm3
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm18, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm18, %zmm5, %zmm5
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm18, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm18, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm19, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm19, %zmm1, %zmm1
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
-	vaesenc %zmm19, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm19, %zmm3, %zmm3
-	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm19, %zmm4, %zmm4
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm19, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm19, %zmm7, %zmm7
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm20, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm20, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm20, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
-	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm5, %zmm5
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm6, %zmm6
-	vpxorq %zmm12, %zmm10, %zmm10
-	vaesenc %zmm20, %zmm7, %zmm7
-	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm21, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm1, %zmm1
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm21, %zmm2, %zmm2
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm3, %zmm3
-	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm21, %zmm4, %zmm4
-	vpxorq %zmm11, %zmm12, %zmm11
-	vaesenc %zmm21, %zmm5, %zmm5
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm21, %zmm6, %zmm6
-	vpxorq %zmm10, %zmm11, %zmm10
-	vaesenc %zmm21, %zmm7, %zmm7
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vaesenc %zmm22, %zmm0, %zmm0
-	vextracti32x4 $2, %zmm10, %xmm12
-	vaesenc %zmm22, %zmm1, %zmm1
-	vextracti32x4 $3, %zmm10, %xmm13
-	vaesenc %zmm22, %zmm2, %zmm2
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vaesenc %zmm22, %zmm3, %zmm3
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
-	vaesenc %zmm22, %zmm4, %zmm4
-	vmovdqu64 256(%rdx), %zmm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm16, %zmm2, %zmm2
 	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm22, %zmm6, %zmm6
+	vaesenc %zmm16, %zmm3, %zmm3
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm16, %zmm4, %zmm4
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm23, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm23, %zmm2, %zmm2
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm10
-	vaesenc %zmm23, %zmm3, %zmm3
-	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm16, %zmm5, %zmm5
+	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vaesenc %zmm16, %zmm6, %zmm6
+	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vaesenc %zmm16, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm0, %zmm0
+	vpxorq %zmm10, %zmm13, %zmm10
+	vaesenc %zmm17, %zmm1, %zmm1
+	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm17, %zmm2, %zmm2
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm5, %zmm5
+	vaesenc %zmm17, %zmm3, %zmm3
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm23, %zmm6, %zmm6
+	vaesenc %zmm17, %zmm4, %zmm4
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm17, %zmm5, %zmm5
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
-	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm6, %zmm6
 	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm24, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm24, %zmm3, %zmm3
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm17, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm0, %zmm0
+	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
+	vaesenc %zmm18, %zmm1, %zmm1
+	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
+	vaesenc %zmm18, %zmm2, %zmm2
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm18, %zmm3, %zmm3
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm24, %zmm5, %zmm5
-	vmovdqu64 384(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm18, %zmm4, %zmm4
+	vmovdqu64 128(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm18, %zmm5, %zmm5
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm6, %zmm6
 	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm2, %zmm2
 	vpxorq %zmm14, %zmm12, %zmm12
-	vaesenc %zmm25, %zmm3, %zmm3
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm25, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm25, %zmm5, %zmm5
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm3, %zmm3
+	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
+	vaesenc %zmm19, %zmm4, %zmm4
+	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
+	vaesenc %zmm19, %zmm5, %zmm5
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm19, %zmm6, %zmm6
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm7, %zmm7
-	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm20, %zmm1, %zmm1
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm20, %zmm6, %zmm6
+	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
+	vaesenc %zmm20, %zmm7, %zmm7
+	vaesenc %zmm21, %zmm0, %zmm0
+	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
+	vaesenc %zmm21, %zmm1, %zmm1
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm21, %zmm2, %zmm2
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm21, %zmm3, %zmm3
+	vmovdqu64 256(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm21, %zmm4, %zmm4
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm21, %zmm5, %zmm5
+	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm0, %zmm0
+	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm22, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm22, %zmm2, %zmm2
+	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
+	vaesenc %zmm22, %zmm3, %zmm3
+	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
+	vaesenc %zmm22, %zmm4, %zmm4
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm22, %zmm5, %zmm5
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm22, %zmm6, %zmm6
+	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm0, %zmm0
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm23, %zmm1, %zmm1
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm2, %zmm2
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm23, %zmm3, %zmm3
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm23, %zmm5, %zmm5
+	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm6, %zmm6
+	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
+	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm0, %zmm0
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm24, %zmm1, %zmm1
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm24, %zmm2, %zmm2
+	vmovdqu64 384(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm24, %zmm3, %zmm3
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm24, %zmm4, %zmm4
+	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm5, %zmm5
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm24, %zmm6, %zmm6
+	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm0, %zmm0
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm25, %zmm2, %zmm2
+	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpxorq %zmm13, %zmm14, %zmm13
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm25, %zmm5, %zmm5
+	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenc %zmm26, %zmm0, %zmm0
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
+	vaesenc %zmm26, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm4, %zmm4
+	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpshufd $78, %zmm13, %zmm14
+	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm13, %zmm13
+	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm27, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm12, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm3, %zmm3
 	vpshufd $78, %zmm11, %zmm13
-	vaesenc %zmm27, %zmm4, %zmm4
+	vaesenc %zmm27, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm5, %zmm5
+	vaesenc %zmm27, %zmm3, %zmm3
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vaesenc %zmm27, %zmm6, %zmm6
+	vaesenc %zmm27, %zmm4, %zmm4
 	vpxorq %zmm11, %zmm10, %zmm10
-	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm27, %zmm5, %zmm5
 	vpshufd $78, %zmm10, %zmm11
-	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm6, %zmm6
 	vpxorq %zmm11, %zmm12, %zmm11
-	vaesenc %zmm28, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm28, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
-	vaesenc %zmm28, %zmm2, %zmm2
+	vaesenc %zmm28, %zmm1, %zmm1
 	vpxorq %zmm10, %zmm11, %zmm10
-	vaesenc %zmm28, %zmm3, %zmm3
+	vaesenc %zmm28, %zmm2, %zmm2
 	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vaesenc %zmm28, %zmm4, %zmm4
+	vaesenc %zmm28, %zmm3, %zmm3
 	vextracti32x4 $2, %zmm10, %xmm12
-	vaesenc %zmm28, %zmm5, %zmm5
+	vaesenc %zmm28, %zmm4, %zmm4
 	vextracti32x4 $3, %zmm10, %xmm13
-	vaesenc %zmm28, %zmm6, %zmm6
+	vaesenc %zmm28, %zmm5, %zmm5
 	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vaesenc %zmm28, %zmm7, %zmm7
+	vaesenc %zmm28, %zmm6, %zmm6
 	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vaesenc %zmm28, %zmm7, %zmm7
 	vpxorq (%rdx), %zmm29, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vpxorq 64(%rdx), %zmm29, %zmm11

@@ -91,6 +91,10 @@ static inline int aesgen_check_buffers(const uint8_t *out, const uint8_t *in, si
 const aesgen_ghash_variant *aesgen_find_ghash(const char *name);
 int aesgen_ghash_usable(const aesgen_ghash_variant *g);
 const aesgen_ghash_variant *aesgen_pick_ghash(void);
+/* The GHASH a GCM key set up without one uses with the AES variant aes: aesgen_pick_ghash,
+ * unless aes has stitched GCM loops that read another table layout and a usable GHASH
+ * writes that one (then the best-ranked such): one pass beats a wider hash in two. */
+const aesgen_ghash_variant *aesgen_pick_ghash_stitching(const aesgen_variant *aes);
 
 /* aesgen_gcm_init with an explicit AES encryption variant and GHASH (NULL: what
  * dispatch picks); AESGEN_ERR_BACKEND when either cannot serve the key here. */

@@ -329,6 +329,27 @@ const aesgen_ghash_variant *aesgen_pick_ghash(void)
     return g;
 }
 
+const aesgen_ghash_variant *aesgen_pick_ghash_stitching(const aesgen_variant *aes)
+{
+    const aesgen_ghash_variant *best = aesgen_pick_ghash();
+    if (aes == NULL || aes->gcm_table == NULL || best == NULL ||
+        (best->table != NULL && strcmp(best->table, aes->gcm_table) == 0))
+        return best;
+    const aesgen_cpu_preference *pref = aesgen_cpu_preference_active();
+    const aesgen_ghash_variant *match = NULL;
+    unsigned match_rank = UINT32_MAX;
+    for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
+        const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
+        unsigned rank = aesgen_dispatch_rank(pref, g->backend, g->rank);
+        if (aesgen_ghash_usable(g) && g->table != NULL && strcmp(g->table, aes->gcm_table) == 0 &&
+            rank < match_rank) {
+            match = g;
+            match_rank = rank;
+        }
+    }
+    return match != NULL ? match : best;
+}
+
 int aesgen_force_backend(const char *name)
 {
     const char *canon = NULL;

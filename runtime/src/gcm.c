@@ -104,7 +104,7 @@ int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_l
         aes = aesgen_pick_variant(key_bits, AESGEN_ENCRYPT, aesgen_active_backend());
     }
     if (ghash == NULL)
-        ghash = aesgen_pick_ghash();
+        ghash = aesgen_pick_ghash_stitching(aes);
     if (aes == NULL || ghash == NULL || aes->key_bits != key_bits || aes->direction != AESGEN_ENCRYPT ||
         aes->ctr == NULL || !aesgen_variant_usable(aes) || !aesgen_ghash_usable(ghash) ||
         aes->schedule_bytes > AESGEN_MAX_SCHEDULE_BYTES || ghash->table_bytes > MAX_TABLE_BYTES)

@@ -140,10 +140,10 @@ static void setup_key(aesgen_gcm_key *key, const gcm_case *c)
         fuzz_expect_status("aesgen_gcm_init", aesgen_gcm_init(key, c->key, c->bits / 8), AESGEN_OK);
 
     const char *aes = aesgen_gcm_variant(key), *gh = aesgen_gcm_ghash(key);
-    const aesgen_ghash_variant *want_gh = c->ghash ? c->ghash : aesgen_pick_ghash();
+    const aesgen_variant *served = aes ? aesgen_find_variant(aes) : NULL;
+    const aesgen_ghash_variant *want_gh = c->ghash ? c->ghash : aesgen_pick_ghash_stitching(served);
     if (gh == NULL || want_gh == NULL || strcmp(gh, want_gh->name) != 0)
         fuzz_fail("aesgen_gcm_ghash: the key uses %s, not %s", gh ? gh : "NULL", want_gh ? want_gh->name : "NULL");
-    const aesgen_variant *served = aes ? aesgen_find_variant(aes) : NULL;
     if (served == NULL || served->key_bits != c->bits || served->direction != AESGEN_ENCRYPT ||
         (v && served != v) ||
         (!v && (served->backend == NULL || strcmp(served->backend, c->subj->backend) != 0)))

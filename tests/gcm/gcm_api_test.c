@@ -288,6 +288,28 @@ static void test_registry(void)
               "aesgen_gcm_init_variants with %s returned %s", a->name, st(rc));
         if (rc == AESGEN_OK)
             check_kat(&key, own, a->name);
+        /* without a named GHASH the key takes the preferred one, unless another usable
+         * GHASH writes the table a's stitched loop reads: then the best such, stitched */
+        if (rc == AESGEN_OK) {
+            const aesgen_ghash_variant *pick = aesgen_pick_ghash(), *writer = NULL;
+            for (size_t j = 0; j < aesgen_ghash_registry_size && a->gcm_blocks != 0; j++) {
+                const aesgen_ghash_variant *g = aesgen_ghash_registry[j];
+                const aesgen_cpu_preference *pref = aesgen_cpu_preference_active();
+                if (aesgen_ghash_usable(g) && strcmp(a->gcm_table, g->table) == 0 &&
+                    (writer == NULL || aesgen_dispatch_rank(pref, g->backend, g->rank) <
+                                           aesgen_dispatch_rank(pref, writer->backend, writer->rank)))
+                    writer = g;
+            }
+            const aesgen_ghash_variant *want =
+                writer != NULL && (pick == NULL || strcmp(pick->table, a->gcm_table) != 0) ? writer : pick;
+            CHECK(want != NULL && strcmp(aesgen_gcm_ghash(&key), want->name) == 0,
+                  "%s without a named GHASH uses %s, expected %s", a->name, aesgen_gcm_ghash(&key),
+                  want ? want->name : "NULL");
+            CHECK(aesgen_pick_ghash_stitching(a) == want, "aesgen_pick_ghash_stitching(%s) is not %s", a->name,
+                  want ? want->name : "NULL");
+            CHECK(aesgen_gcm_stitched(&key) == (writer != NULL ? a->gcm_blocks : 0),
+                  "%s without a named GHASH: aesgen_gcm_stitched gives %u", a->name, aesgen_gcm_stitched(&key));
+        }
         /* the stitched loop serves a key exactly when it reads the key's GHASH table */
         for (size_t j = 0; j < aesgen_ghash_registry_size; j++) {
             const aesgen_ghash_variant *g = aesgen_ghash_registry[j];

@@ -178,6 +178,21 @@ class GcmLoop(unittest.TestCase):
             fn = next(f for f in b.functions if f.mode == "gcm_seal")
             self.assertEqual(gcm_chunk(b, fn), chunk, name)
 
+    def test_each_width_reads_the_table_its_ghash_variant_writes(self):
+        # zmm: one hash of 32 schoolbook powers per iteration (one chain, not two); the
+        # runtime stitches only when the layout names match the GHASH variant's
+        from aesgen.algorithm import ghash
+        for name, ghash_name, powers in (("aes128_enc__x86_64_vaes512_x8", "ghash__x86_64_vpclmul512_x32_schoolbook", 32),
+                                         ("aes256_enc__x86_64_vaes256_avx512vl_x8", "ghash__x86_64_vpclmul256_x16", 16),
+                                         ("aes128_enc__x86_64_aesni_x8", "ghash__x86_64_avx_pclmul_x8", 8)):
+            _, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "gcm_seal")
+            self.assertEqual(fn.table_powers, powers, name)
+            _, g = built(ghash_name)
+            m = g.programs.method
+            self.assertEqual(ghash.table_layout(fn.table_powers, fn.table_multiply), ghash.table_layout(m.blocks, m.multiply),
+                             name)
+
     def test_legacy_sse_hash_overwrites_its_first_source_and_loads_the_powers(self):
         from aesgen.machine.x86_64 import M
         _, b = built("aes128_enc__x86_64_aesni_x8")

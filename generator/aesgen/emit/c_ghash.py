@@ -99,8 +99,8 @@ MODEL_TRIALS = 4
 
 def _blocks_check(values):
     for v in values:
-        if not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16):
-            return f"{show(v)} must be an integer 1..16 (blocks reduced together)"
+        if not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 32):
+            return f"{show(v)} must be an integer 1..32 (blocks reduced together)"
     return distinct(values)
 
 

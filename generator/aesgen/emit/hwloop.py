@@ -63,8 +63,8 @@ LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
 # The GHASH of the stitched GCM loops (an emitter with a "gcm" mode emitter): the powers
 # of H in the table they read, multiply, reduction. The loops read the hash-key table a
 # GHASH variant of the same powers and multiply writes (ghash.table_layout; the runtime
-# checks the names match), so this is the method of the wide x86-64 GHASH variants
-# (vpclmul256/512); an emitter may name another layout (gcm_table_powers).
+# checks the names match), so this is the method of the ymm x86-64 GHASH variant
+# (vpclmul256); an emitter may name another layout (gcm_table).
 GCM_GHASH = (16, "karatsuba", "clmul")
 GCM_MODES = ("gcm_seal", "gcm_open")
 GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
@@ -76,10 +76,10 @@ def cbc_lane_vectors(n: int) -> list[int]:
 
 
 @functools.lru_cache(maxsize=8)
-def gcm_hash_table(key: bytes, powers: int) -> tuple[bytes, bytes]:
-    """(H, the table of `powers` powers GCM_GHASH's set-up program writes for it) of an AES
-    key: what a GHASH variant of that layout hands the stitched loops."""
-    _, multiply, reduction = GCM_GHASH
+def gcm_hash_table(key: bytes, powers: int, multiply: str) -> tuple[bytes, bytes]:
+    """(H, the table of `powers` powers the set-up program of that multiply writes for it)
+    of an AES key: what a GHASH variant of that layout hands the stitched loops."""
+    reduction = GCM_GHASH[2]
     h = reference.encrypt_block(key, bytes(16))
     table = bytearray(ghash.table_bytes(powers, multiply))
     execute(ghash.setkey(powers, multiply=multiply, reduction=reduction), {"h": bytearray(h), "htable": table})
@@ -164,6 +164,7 @@ class Function:
     code: list
     lanes: int = 0      # a "cbc_lanes" function: the messages it takes at once
     table_powers: int = 0   # a GCM function: the powers of H in the table it reads
+    table_multiply: str = ""  # ... and the multiply that table is laid out for
 
 
 @dataclass
@@ -547,10 +548,10 @@ class HwLoopEmitter(Emitter):
         its XORs fused into three-input ones where the ISA has them."""
         raise NotImplementedError
 
-    def gcm_table_powers(self, target: Target) -> int:
-        """The powers of H in the table the stitched loops read: the layout of the GHASH
-        variant the runtime pairs with this target's AES variants."""
-        return GCM_GHASH[0]
+    def gcm_table(self, target: Target) -> tuple[int, str]:
+        """(powers of H, multiply) of the table the stitched loops read: the layout of the
+        GHASH variant the runtime pairs with this target's AES variants."""
+        return GCM_GHASH[0], GCM_GHASH[1]
 
     def gcm_functions(self, variant: Variant, constants, omitted: list) -> list[Function]:
         """The stitched GCM functions, seal and open: chunks of C blocks (a whole number of
@@ -563,7 +564,7 @@ class HwLoopEmitter(Emitter):
         Where nothing fits there are none, `omitted` says why, and the runtime runs CTR
         and GHASH in two passes."""
         target = variant.target
-        blocks, multiply, reduction = self.gcm_table_powers(target), *GCM_GHASH[1:]
+        (blocks, multiply), reduction = self.gcm_table(target), GCM_GHASH[2]
         lanes = self.lanes(target)
         if blocks % lanes:
             omitted.append(f"gcm: no stitched loop ({blocks} blocks per reduction are no whole number of vectors)")
@@ -591,7 +592,8 @@ class HwLoopEmitter(Emitter):
                 for mode in GCM_MODES:
                     asm = Asm(f"aesgen_{variant.name}_{mode}")
                     self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
-                    out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks))
+                    out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks,
+                                        table_multiply=multiply))
                 return out
         reason = f"{error}; " if error else ""
         omitted.append(f"gcm: no stitched loop ({reason}fewer than {busy} data vectors would leave the AES unit "
@@ -719,7 +721,7 @@ class HwLoopEmitter(Emitter):
         hash-key table the GHASH set-up program writes for this key."""
         key, sched = keyed
         count = chunks * chunk
-        h, table = gcm_hash_table(key, fn.table_powers)
+        h, table = gcm_hash_table(key, fn.table_powers, fn.table_multiply)
         data, y = rng.randbytes(16 * count), rng.randbytes(16)
         iv = no_carry_counter(rng.randbytes(16), count)
         mem = Memory()
@@ -874,7 +876,7 @@ class HwLoopEmitter(Emitter):
         context = {"guard": self.compile_guard, "v": facts,
                    "functions": {fn.mode: fn.name for fn in built.functions if fn.mode != "cbc_lanes"},
                    "gcm": next(({"blocks": gcm_chunk(built, fn),
-                                 "table": ghash.table_layout(fn.table_powers, GCM_GHASH[1])}
+                                 "table": ghash.table_layout(fn.table_powers, fn.table_multiply)}
                                 for fn in built.functions if fn.mode in GCM_MODES), None),
                    "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
                                  if fn.mode == "cbc_lanes"]}

@@ -879,9 +879,12 @@ class X86AesEmitter(HwLoopEmitter):
         # x86-64 cores rename registers: one register streams every key
         return {"memory_operands": self.isa(target).key_memory_operand, "rotating": 1}
 
-    def gcm_table_powers(self, target: Target) -> int:
-        # a CPU without VPCLMULQDQ runs the xmm GHASH variants, whose table holds 8 powers
-        return 8 if self.isa(target).vector_bits == 128 else super().gcm_table_powers(target)
+    def gcm_table(self, target: Target) -> tuple[int, str]:
+        # the GHASH variant each width pairs with: xmm (no VPCLMULQDQ) 8 powers; zmm 32
+        # schoolbook powers (one hash chain per 32 blocks; Karatsuba's half sums would not
+        # fit the key); ymm the default
+        bits = self.isa(target).vector_bits
+        return {128: (8, "karatsuba"), 512: (32, "schoolbook")}.get(bits) or super().gcm_table(target)
 
     def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
         return GhashSide(None, prog, self.isa(target), constants, fused).peak

@@ -1092,7 +1092,7 @@ extern const aesgen_ghash_variant aesgen_ghash__x86_64_pclmul_x8;
 extern const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul256_x16;
 #endif
 #if defined(__x86_64__)
-extern const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul512_x32_schoolbook;
+extern const aesgen_ghash_variant aesgen_ghash__x86_64_vpclmul512_x32;
 #endif
 
 const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
@@ -1119,7 +1119,7 @@ const aesgen_ghash_variant *const aesgen_ghash_registry[] = {
     &aesgen_ghash__x86_64_vpclmul256_x16,
 #endif
 #if defined(__x86_64__)
-    &aesgen_ghash__x86_64_vpclmul512_x32_schoolbook,
+    &aesgen_ghash__x86_64_vpclmul512_x32,
 #endif
     NULL /* so that the list is never empty; not counted */
 };

@@ -72,9 +72,9 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_ppc64le_x8.h
     common/ghash_ppc64le_x8_setup.h
     common/ghash_x86_64_256_x16.h
-    common/ghash_x86_64_512_x32_schoolbook.h
+    common/ghash_x86_64_512_x32.h
     common/ghash_x86_64_x16_setup.h
-    common/ghash_x86_64_x32_schoolbook_setup.h
+    common/ghash_x86_64_x32_setup.h
     common/ghash_x86_64_x8.h
     common/ghash_x86_64_x8_setup.h
     common/x86_64_aes_setkey.S
@@ -308,7 +308,7 @@ set(AESGEN_GENERATED_SOURCES
     ghash_x86_64_avx_pclmul/ghash__x86_64_avx_pclmul_x8.c
     ghash_x86_64_pclmul/ghash__x86_64_pclmul_x8.c
     ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c
-    ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x32_schoolbook.c
+    ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x32.c
 )
 
 # The AES variants (one per key size and direction), then the GHASH ones.
@@ -498,7 +498,7 @@ set(AESGEN_GHASH_VARIANTS
     ghash__x86_64_avx_pclmul_x8
     ghash__x86_64_pclmul_x8
     ghash__x86_64_vpclmul256_x16
-    ghash__x86_64_vpclmul512_x32_schoolbook
+    ghash__x86_64_vpclmul512_x32
 )
 
 set(AESGEN_KNOWN_BACKENDS
@@ -1486,10 +1486,10 @@ set(AESGEN_FEATURES_ghash__x86_64_vpclmul256_x16 "avx;avx2;pclmul;vpclmulqdq")
 set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul256_x16 ghash-vpclmul256)
 set(AESGEN_SOURCES_OF_ghash__x86_64_vpclmul256_x16 ghash_x86_64_vpclmul256/ghash__x86_64_vpclmul256_x16.c)
 set(AESGEN_SHARED_OF_ghash__x86_64_vpclmul256_x16 common/ghash_x86_64_x16_setup.h common/ghash_x86_64_256_x16.h)
-set(AESGEN_FEATURES_ghash__x86_64_vpclmul512_x32_schoolbook "avx;avx2;avx512f;avx512bw;pclmul;vpclmulqdq")
-set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul512_x32_schoolbook ghash-vpclmul512)
-set(AESGEN_SOURCES_OF_ghash__x86_64_vpclmul512_x32_schoolbook ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x32_schoolbook.c)
-set(AESGEN_SHARED_OF_ghash__x86_64_vpclmul512_x32_schoolbook common/ghash_x86_64_x32_schoolbook_setup.h common/ghash_x86_64_512_x32_schoolbook.h)
+set(AESGEN_FEATURES_ghash__x86_64_vpclmul512_x32 "avx;avx2;avx512f;avx512bw;pclmul;vpclmulqdq")
+set(AESGEN_BACKEND_OF_ghash__x86_64_vpclmul512_x32 ghash-vpclmul512)
+set(AESGEN_SOURCES_OF_ghash__x86_64_vpclmul512_x32 ghash_x86_64_vpclmul512/ghash__x86_64_vpclmul512_x32.c)
+set(AESGEN_SHARED_OF_ghash__x86_64_vpclmul512_x32 common/ghash_x86_64_x32_setup.h common/ghash_x86_64_512_x32.h)
 
 # The backends whose sources compile to code for this processor (the others' files are
 # empty here), and the options their assembly sources need.

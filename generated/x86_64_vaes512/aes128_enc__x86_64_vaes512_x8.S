@@ -1736,144 +1736,149 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm19, %zmm3, %zmm3
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vaesenc %zmm19, %zmm4, %zmm4
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vpshufd $78, %zmm10, %zmm13
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm19, %zmm6, %zmm6
-	vmovdqu64 -448(%rsi), %zmm14  # ciphertext to hash
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm19, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm14, %zmm14
+	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
 	vaesenc %zmm20, %zmm0, %zmm0
-	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpclmulqdq $17, 64(%rax), %zmm14, %zmm16
+	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
 	vaesenc %zmm20, %zmm2, %zmm2
-	vpclmulqdq $1, 64(%rax), %zmm14, %zmm17
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $16, 64(%rax), %zmm14, %zmm14
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm17, %zmm14
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm20, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm14, %zmm10, %zmm13
+	vmovdqu64 -384(%rsi), %zmm16  # ciphertext to hash
 	vaesenc %zmm20, %zmm6, %zmm6
-	vmovdqu64 -384(%rsi), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm20, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $0, 128(%rax), %zmm10, %zmm14
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpternlogq $0x96, %zmm14, %zmm15, %zmm11
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
 	vaesenc %zmm21, %zmm2, %zmm2
-	vpclmulqdq $17, 128(%rax), %zmm10, %zmm14
-	vpternlogq $0x96, %zmm14, %zmm16, %zmm12
+	vpshufd $78, %zmm16, %zmm14
 	vaesenc %zmm21, %zmm3, %zmm3
-	vpclmulqdq $1, 128(%rax), %zmm10, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm21, %zmm4, %zmm4
-	vpclmulqdq $16, 128(%rax), %zmm10, %zmm10
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm21, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm21, %zmm6, %zmm6
-	vmovdqu64 -320(%rsi), %zmm10  # ciphertext to hash
+	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
 	vaesenc %zmm21, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpclmulqdq $0, 192(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpclmulqdq $17, 192(%rax), %zmm10, %zmm15
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpclmulqdq $1, 192(%rax), %zmm10, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 192(%rax), %zmm10, %zmm10
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
+	vmovdqu64 -256(%rsi), %zmm16  # ciphertext to hash
 	vaesenc %zmm22, %zmm5, %zmm5
-	vmovdqu64 -256(%rsi), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 256(%rax), %zmm16, %zmm17
 	vaesenc %zmm22, %zmm7, %zmm7
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm16
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
 	vaesenc %zmm23, %zmm0, %zmm0
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
+	vpclmulqdq $17, 256(%rax), %zmm16, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
 	vaesenc %zmm23, %zmm1, %zmm1
-	vpclmulqdq $17, 256(%rax), %zmm10, %zmm14
+	vpshufd $78, %zmm16, %zmm14
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm23, %zmm3, %zmm3
-	vpclmulqdq $1, 256(%rax), %zmm10, %zmm14
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpclmulqdq $16, 256(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm23, %zmm5, %zmm5
-	vmovdqu64 -192(%rsi), %zmm10  # ciphertext to hash
+	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm23, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
 	vaesenc %zmm24, %zmm0, %zmm0
-	vpclmulqdq $17, 320(%rax), %zmm10, %zmm15
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm15
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm24, %zmm1, %zmm1
-	vpclmulqdq $1, 320(%rax), %zmm10, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm24, %zmm2, %zmm2
-	vpclmulqdq $16, 320(%rax), %zmm10, %zmm10
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
+	vmovdqu64 -128(%rsi), %zmm16  # ciphertext to hash
 	vaesenc %zmm24, %zmm4, %zmm4
-	vmovdqu64 -128(%rsi), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 384(%rax), %zmm16, %zmm17
 	vaesenc %zmm24, %zmm6, %zmm6
-	vpclmulqdq $0, 384(%rax), %zmm10, %zmm16
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
 	vaesenc %zmm24, %zmm7, %zmm7
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
+	vpclmulqdq $17, 384(%rax), %zmm16, %zmm14
 	vaesenc %zmm25, %zmm0, %zmm0
-	vpclmulqdq $17, 384(%rax), %zmm10, %zmm14
-	vaesenc %zmm25, %zmm1, %zmm1
 	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpshufd $78, %zmm16, %zmm14
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm25, %zmm2, %zmm2
-	vpclmulqdq $1, 384(%rax), %zmm10, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm25, %zmm3, %zmm3
-	vpclmulqdq $16, 384(%rax), %zmm10, %zmm10
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm25, %zmm4, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
 	vaesenc %zmm25, %zmm5, %zmm5
-	vmovdqu64 -64(%rsi), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm25, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 448(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
 	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm26, %zmm0, %zmm0
-	vpclmulqdq $17, 448(%rax), %zmm10, %zmm14
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm26, %zmm1, %zmm1
-	vpclmulqdq $1, 448(%rax), %zmm10, %zmm15
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm26, %zmm2, %zmm2
-	vpclmulqdq $16, 448(%rax), %zmm10, %zmm10
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm3, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm15, %zmm13
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpshufd $78, %zmm11, %zmm10
+	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
+	vpshufd $78, %zmm11, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpternlogq $0x96, %zmm11, %zmm10, %zmm13
+	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm10
+	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
 	vaesenc %zmm27, %zmm0, %zmm0
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm12
+	vpxorq %zmm11, %zmm10, %zmm10
+	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm13, %zmm10
+	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
 	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm10, %zmm12, %zmm10
+	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
 	vaesenc %zmm27, %zmm3, %zmm3
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
+	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vaesenc %zmm27, %zmm4, %zmm4
-	vextracti32x4 $2, %zmm10, %xmm12
+	vextracti32x4 $2, %zmm12, %xmm11
 	vaesenc %zmm27, %zmm5, %zmm5
-	vextracti32x4 $3, %zmm10, %xmm13
+	vextracti32x4 $3, %zmm12, %xmm13
 	vaesenc %zmm27, %zmm6, %zmm6
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
+	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
 	vaesenc %zmm27, %zmm7, %zmm7
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
 	vpxorq (%rdx), %zmm28, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vpxorq 64(%rdx), %zmm28, %zmm11
@@ -1909,77 +1914,82 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm9, %zmm10, %zmm10
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
-	vmovdqu64 -448(%rsi), %zmm14  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm14, %zmm14
-	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
-	vpclmulqdq $17, 64(%rax), %zmm14, %zmm16
-	vpclmulqdq $1, 64(%rax), %zmm14, %zmm17
-	vpclmulqdq $16, 64(%rax), %zmm14, %zmm14
-	vpxorq %zmm14, %zmm17, %zmm14
-	vpternlogq $0x96, %zmm14, %zmm10, %zmm13
-	vmovdqu64 -384(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 128(%rax), %zmm10, %zmm14
-	vpternlogq $0x96, %zmm14, %zmm15, %zmm11
-	vpclmulqdq $17, 128(%rax), %zmm10, %zmm14
-	vpternlogq $0x96, %zmm14, %zmm16, %zmm12
-	vpclmulqdq $1, 128(%rax), %zmm10, %zmm14
-	vpclmulqdq $16, 128(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
-	vmovdqu64 -320(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 192(%rax), %zmm10, %zmm14
-	vpclmulqdq $17, 192(%rax), %zmm10, %zmm15
-	vpclmulqdq $1, 192(%rax), %zmm10, %zmm16
-	vpclmulqdq $16, 192(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
-	vmovdqu64 -256(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm16
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
-	vpclmulqdq $17, 256(%rax), %zmm10, %zmm14
+	vpshufd $78, %zmm10, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
+	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
+	vpshufd $78, %zmm13, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
+	vmovdqu64 -384(%rsi), %zmm16  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
+	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
 	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
-	vpclmulqdq $1, 256(%rax), %zmm10, %zmm14
-	vpclmulqdq $16, 256(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
-	vmovdqu64 -192(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 320(%rax), %zmm10, %zmm14
-	vpclmulqdq $17, 320(%rax), %zmm10, %zmm15
-	vpclmulqdq $1, 320(%rax), %zmm10, %zmm16
-	vpclmulqdq $16, 320(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
-	vmovdqu64 -128(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 384(%rax), %zmm10, %zmm16
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
-	vpclmulqdq $17, 384(%rax), %zmm10, %zmm14
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
+	vpshufd $78, %zmm13, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
+	vmovdqu64 -256(%rsi), %zmm16  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
+	vpclmulqdq $0, 256(%rax), %zmm16, %zmm17
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
+	vpclmulqdq $17, 256(%rax), %zmm16, %zmm14
 	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
-	vpclmulqdq $1, 384(%rax), %zmm10, %zmm14
-	vpclmulqdq $16, 384(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
-	vmovdqu64 -64(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 448(%rax), %zmm10, %zmm14
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm15
+	vpshufd $78, %zmm13, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
+	vmovdqu64 -128(%rsi), %zmm16  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
+	vpclmulqdq $0, 384(%rax), %zmm16, %zmm17
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
+	vpclmulqdq $17, 384(%rax), %zmm16, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpshufd $78, %zmm16, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
+	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 448(%rax), %zmm10, %zmm14
-	vpclmulqdq $1, 448(%rax), %zmm10, %zmm15
-	vpclmulqdq $16, 448(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm15, %zmm13
-	vpshufd $78, %zmm11, %zmm10
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
+	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
+	vpshufd $78, %zmm11, %zmm13
+	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
-	vpternlogq $0x96, %zmm11, %zmm10, %zmm13
-	vpshufd $78, %zmm13, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm12
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm13, %zmm10
-	vpxorq %zmm10, %zmm12, %zmm10
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vextracti32x4 $2, %zmm10, %xmm12
-	vextracti32x4 $3, %zmm10, %xmm13
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vpxorq %zmm11, %zmm10, %zmm10
+	vpshufd $78, %zmm10, %zmm11
+	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
+	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
+	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
+	vextracti32x4 $2, %zmm12, %xmm11
+	vextracti32x4 $3, %zmm12, %xmm13
+	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
+	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes128_enc__x86_64_vaes512_x8_gcm_seal_done:
 	vpshufb .Lconst(%rip), %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
@@ -2052,144 +2062,149 @@ aesgen_aes128_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm19, %zmm3, %zmm3
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vaesenc %zmm19, %zmm4, %zmm4
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vpshufd $78, %zmm10, %zmm13
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm19, %zmm6, %zmm6
-	vmovdqu64 64(%rdx), %zmm14  # ciphertext to hash
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm19, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm14, %zmm14
+	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
 	vaesenc %zmm20, %zmm0, %zmm0
-	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpclmulqdq $17, 64(%rax), %zmm14, %zmm16
+	vpclmulqdq $17, 64(%rax), %zmm13, %zmm15
 	vaesenc %zmm20, %zmm2, %zmm2
-	vpclmulqdq $1, 64(%rax), %zmm14, %zmm17
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $16, 64(%rax), %zmm14, %zmm14
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm17, %zmm14
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm20, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm14, %zmm10, %zmm13
+	vmovdqu64 128(%rdx), %zmm16  # ciphertext to hash
 	vaesenc %zmm20, %zmm6, %zmm6
-	vmovdqu64 128(%rdx), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm20, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 128(%rax), %zmm16, %zmm17
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $0, 128(%rax), %zmm10, %zmm14
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
+	vpclmulqdq $17, 128(%rax), %zmm16, %zmm14
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpternlogq $0x96, %zmm14, %zmm15, %zmm11
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
 	vaesenc %zmm21, %zmm2, %zmm2
-	vpclmulqdq $17, 128(%rax), %zmm10, %zmm14
-	vpternlogq $0x96, %zmm14, %zmm16, %zmm12
+	vpshufd $78, %zmm16, %zmm14
 	vaesenc %zmm21, %zmm3, %zmm3
-	vpclmulqdq $1, 128(%rax), %zmm10, %zmm14
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm21, %zmm4, %zmm4
-	vpclmulqdq $16, 128(%rax), %zmm10, %zmm10
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm21, %zmm5, %zmm5
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm21, %zmm6, %zmm6
-	vmovdqu64 192(%rdx), %zmm10  # ciphertext to hash
+	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
 	vaesenc %zmm21, %zmm7, %zmm7
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpclmulqdq $0, 192(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpclmulqdq $17, 192(%rax), %zmm13, %zmm15
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpclmulqdq $17, 192(%rax), %zmm10, %zmm15
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpclmulqdq $1, 192(%rax), %zmm10, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 192(%rax), %zmm10, %zmm10
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
+	vmovdqu64 256(%rdx), %zmm16  # ciphertext to hash
 	vaesenc %zmm22, %zmm5, %zmm5
-	vmovdqu64 256(%rdx), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 256(%rax), %zmm16, %zmm17
 	vaesenc %zmm22, %zmm7, %zmm7
-	vpclmulqdq $0, 256(%rax), %zmm10, %zmm16
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
 	vaesenc %zmm23, %zmm0, %zmm0
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
+	vpclmulqdq $17, 256(%rax), %zmm16, %zmm14
+	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
 	vaesenc %zmm23, %zmm1, %zmm1
-	vpclmulqdq $17, 256(%rax), %zmm10, %zmm14
+	vpshufd $78, %zmm16, %zmm14
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm23, %zmm3, %zmm3
-	vpclmulqdq $1, 256(%rax), %zmm10, %zmm14
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpclmulqdq $16, 256(%rax), %zmm10, %zmm10
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm23, %zmm5, %zmm5
-	vmovdqu64 320(%rdx), %zmm10  # ciphertext to hash
+	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm23, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
 	vaesenc %zmm24, %zmm0, %zmm0
-	vpclmulqdq $17, 320(%rax), %zmm10, %zmm15
+	vpclmulqdq $17, 320(%rax), %zmm13, %zmm15
+	vpshufd $78, %zmm13, %zmm16
 	vaesenc %zmm24, %zmm1, %zmm1
-	vpclmulqdq $1, 320(%rax), %zmm10, %zmm16
+	vpxorq %zmm16, %zmm13, %zmm13
 	vaesenc %zmm24, %zmm2, %zmm2
-	vpclmulqdq $16, 320(%rax), %zmm10, %zmm10
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm16, %zmm13
+	vmovdqu64 384(%rdx), %zmm16  # ciphertext to hash
 	vaesenc %zmm24, %zmm4, %zmm4
-	vmovdqu64 384(%rdx), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm16, %zmm16
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
+	vpclmulqdq $0, 384(%rax), %zmm16, %zmm17
 	vaesenc %zmm24, %zmm6, %zmm6
-	vpclmulqdq $0, 384(%rax), %zmm10, %zmm16
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm11
 	vaesenc %zmm24, %zmm7, %zmm7
-	vpternlogq $0x96, %zmm16, %zmm14, %zmm11
+	vpclmulqdq $17, 384(%rax), %zmm16, %zmm14
 	vaesenc %zmm25, %zmm0, %zmm0
-	vpclmulqdq $17, 384(%rax), %zmm10, %zmm14
-	vaesenc %zmm25, %zmm1, %zmm1
 	vpternlogq $0x96, %zmm14, %zmm15, %zmm12
+	vpshufd $78, %zmm16, %zmm14
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm16, %zmm14
 	vaesenc %zmm25, %zmm2, %zmm2
-	vpclmulqdq $1, 384(%rax), %zmm10, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm25, %zmm3, %zmm3
-	vpclmulqdq $16, 384(%rax), %zmm10, %zmm10
+	vpternlogq $0x96, %zmm14, %zmm13, %zmm10
 	vaesenc %zmm25, %zmm4, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm13
+	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
 	vaesenc %zmm25, %zmm5, %zmm5
-	vmovdqu64 448(%rdx), %zmm10  # ciphertext to hash
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm25, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpclmulqdq $0, 448(%rax), %zmm10, %zmm14
+	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
 	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm26, %zmm0, %zmm0
-	vpclmulqdq $17, 448(%rax), %zmm10, %zmm14
+	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm26, %zmm1, %zmm1
-	vpclmulqdq $1, 448(%rax), %zmm10, %zmm15
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm26, %zmm2, %zmm2
-	vpclmulqdq $16, 448(%rax), %zmm10, %zmm10
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm3, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm15, %zmm13
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpshufd $78, %zmm11, %zmm10
+	vpternlogq $0x96, %zmm11, %zmm13, %zmm10
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
+	vpshufd $78, %zmm11, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpternlogq $0x96, %zmm11, %zmm10, %zmm13
+	vpternlogq $0x96, %zmm13, %zmm12, %zmm10
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm10
+	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
 	vaesenc %zmm27, %zmm0, %zmm0
-	vpternlogq $0x96, %zmm10, %zmm14, %zmm12
+	vpxorq %zmm11, %zmm10, %zmm10
+	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm13, %zmm10
+	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
 	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm10, %zmm12, %zmm10
+	vpternlogq $0x96, %zmm10, %zmm11, %zmm12
 	vaesenc %zmm27, %zmm3, %zmm3
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
+	vextracti32x4 $1, %zmm12, %xmm10  # sum the blocks
 	vaesenc %zmm27, %zmm4, %zmm4
-	vextracti32x4 $2, %zmm10, %xmm12
+	vextracti32x4 $2, %zmm12, %xmm11
 	vaesenc %zmm27, %zmm5, %zmm5
-	vextracti32x4 $3, %zmm10, %xmm13
+	vextracti32x4 $3, %zmm12, %xmm13
 	vaesenc %zmm27, %zmm6, %zmm6
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
+	vpternlogq $0x96, %xmm13, %xmm11, %xmm10
 	vaesenc %zmm27, %zmm7, %zmm7
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
 	vpxorq (%rdx), %zmm28, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vpxorq 64(%rdx), %zmm28, %zmm11

@@ -2053,14 +2053,14 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm16, %zmm4, %zmm4
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vaesenc %zmm16, %zmm5, %zmm5
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vpshufd $78, %zmm10, %zmm13
 	vaesenc %zmm16, %zmm6, %zmm6
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm16, %zmm7, %zmm7
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm17, %zmm0, %zmm0
-	vpxorq %zmm10, %zmm13, %zmm10
-	vaesenc %zmm17, %zmm1, %zmm1
 	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm17, %zmm1, %zmm1
 	vaesenc %zmm17, %zmm2, %zmm2
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm17, %zmm3, %zmm3
@@ -2072,12 +2072,12 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm17, %zmm6, %zmm6
 	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm17, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm18, %zmm0, %zmm0
-	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm18, %zmm1, %zmm1
-	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm18, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm18, %zmm3, %zmm3
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm18, %zmm4, %zmm4
@@ -2087,128 +2087,130 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm18, %zmm6, %zmm6
 	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
 	vaesenc %zmm18, %zmm7, %zmm7
-	vaesenc %zmm19, %zmm0, %zmm0
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm19, %zmm2, %zmm2
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm19, %zmm3, %zmm3
-	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm19, %zmm4, %zmm4
-	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
 	vaesenc %zmm19, %zmm6, %zmm6
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm19, %zmm7, %zmm7
-	vaesenc %zmm20, %zmm0, %zmm0
 	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm20, %zmm0, %zmm0
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vaesenc %zmm20, %zmm2, %zmm2
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm20, %zmm4, %zmm4
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm20, %zmm5, %zmm5
 	vaesenc %zmm20, %zmm6, %zmm6
-	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm20, %zmm7, %zmm7
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm21, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm2, %zmm2
 	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm3, %zmm3
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm21, %zmm4, %zmm4
 	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
-	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm21, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
 	vaesenc %zmm21, %zmm7, %zmm7
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
+	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm22, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm22, %zmm6, %zmm6
 	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm22, %zmm6, %zmm6
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm7, %zmm7
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm1, %zmm1
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm23, %zmm3, %zmm3
 	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm23, %zmm5, %zmm5
-	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm23, %zmm7, %zmm7
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm24, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm24, %zmm2, %zmm2
 	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
+	vaesenc %zmm24, %zmm1, %zmm1
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm24, %zmm2, %zmm2
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm4, %zmm4
 	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm24, %zmm6, %zmm6
 	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm24, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm25, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm25, %zmm1, %zmm1
-	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
 	vaesenc %zmm25, %zmm2, %zmm2
-	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm25, %zmm3, %zmm3
-	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm25, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm5, %zmm5
 	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm25, %zmm5, %zmm5
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm7, %zmm7
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm6, %zmm6
 	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm26, %zmm0, %zmm0
 	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm26, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm26, %zmm7, %zmm7
-	vaesenc %zmm27, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm26, %zmm7, %zmm7
+	vpxorq %zmm11, %zmm10, %zmm10
+	vaesenc %zmm27, %zmm0, %zmm0
+	vpxorq %zmm12, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm1, %zmm1
 	vpshufd $78, %zmm11, %zmm13
 	vaesenc %zmm27, %zmm2, %zmm2
@@ -2220,8 +2222,8 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm27, %zmm5, %zmm5
 	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm6, %zmm6
-	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm27, %zmm7, %zmm7
+	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
 	vaesenc %zmm28, %zmm1, %zmm1
@@ -2272,18 +2274,18 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm9, %zmm10, %zmm10
 	vpclmulqdq $0, (%rax), %zmm10, %zmm11
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
-	vpxorq %zmm10, %zmm13, %zmm10
+	vpshufd $78, %zmm10, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2291,9 +2293,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2301,9 +2303,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2311,9 +2313,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2321,9 +2323,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2331,9 +2333,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
@@ -2341,10 +2343,12 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm14, %zmm11, %zmm11
 	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
 	vpxorq %zmm14, %zmm12, %zmm12
-	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
-	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
+	vpxorq %zmm11, %zmm10, %zmm10
+	vpxorq %zmm12, %zmm10, %zmm10
 	vpshufd $78, %zmm11, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
@@ -2435,14 +2439,14 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm16, %zmm4, %zmm4
 	vpclmulqdq $17, (%rax), %zmm10, %zmm12
 	vaesenc %zmm16, %zmm5, %zmm5
-	vpclmulqdq $1, (%rax), %zmm10, %zmm13
+	vpshufd $78, %zmm10, %zmm13
 	vaesenc %zmm16, %zmm6, %zmm6
-	vpclmulqdq $16, (%rax), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm16, %zmm7, %zmm7
+	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm17, %zmm0, %zmm0
-	vpxorq %zmm10, %zmm13, %zmm10
-	vaesenc %zmm17, %zmm1, %zmm1
 	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm17, %zmm1, %zmm1
 	vaesenc %zmm17, %zmm2, %zmm2
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm17, %zmm3, %zmm3
@@ -2454,12 +2458,12 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm17, %zmm6, %zmm6
 	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm17, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm18, %zmm0, %zmm0
-	vpclmulqdq $1, 64(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm18, %zmm1, %zmm1
-	vpclmulqdq $16, 64(%rax), %zmm13, %zmm13
+	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm18, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm18, %zmm3, %zmm3
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm18, %zmm4, %zmm4
@@ -2469,128 +2473,130 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm18, %zmm6, %zmm6
 	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
 	vaesenc %zmm18, %zmm7, %zmm7
-	vaesenc %zmm19, %zmm0, %zmm0
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
 	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm19, %zmm2, %zmm2
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm19, %zmm3, %zmm3
-	vpclmulqdq $1, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm19, %zmm4, %zmm4
-	vpclmulqdq $16, 128(%rax), %zmm13, %zmm13
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
 	vaesenc %zmm19, %zmm6, %zmm6
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm19, %zmm7, %zmm7
-	vaesenc %zmm20, %zmm0, %zmm0
 	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm20, %zmm0, %zmm0
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm20, %zmm2, %zmm2
 	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vaesenc %zmm20, %zmm2, %zmm2
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm20, %zmm4, %zmm4
 	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm4, %zmm4
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm20, %zmm5, %zmm5
 	vaesenc %zmm20, %zmm6, %zmm6
-	vpclmulqdq $1, 192(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm20, %zmm7, %zmm7
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $16, 192(%rax), %zmm13, %zmm13
+	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm21, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm2, %zmm2
 	vmovdqu64 256(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm3, %zmm3
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm21, %zmm4, %zmm4
 	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
-	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm21, %zmm5, %zmm5
 	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm21, %zmm6, %zmm6
+	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
 	vaesenc %zmm21, %zmm7, %zmm7
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpclmulqdq $1, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 256(%rax), %zmm13, %zmm13
+	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm14, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm22, %zmm5, %zmm5
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm22, %zmm6, %zmm6
 	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm22, %zmm6, %zmm6
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
 	vaesenc %zmm22, %zmm7, %zmm7
-	vaesenc %zmm23, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm23, %zmm1, %zmm1
 	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm1, %zmm1
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm23, %zmm3, %zmm3
 	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vaesenc %zmm23, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm23, %zmm5, %zmm5
-	vpclmulqdq $1, 320(%rax), %zmm13, %zmm14
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpclmulqdq $16, 320(%rax), %zmm13, %zmm13
+	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm23, %zmm7, %zmm7
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm24, %zmm0, %zmm0
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm24, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm24, %zmm2, %zmm2
 	vmovdqu64 384(%rdx), %zmm13  # ciphertext to hash
+	vaesenc %zmm24, %zmm1, %zmm1
+	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vaesenc %zmm24, %zmm2, %zmm2
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm24, %zmm4, %zmm4
 	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm4, %zmm4
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm24, %zmm6, %zmm6
 	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vaesenc %zmm24, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm24, %zmm7, %zmm7
+	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm25, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm25, %zmm1, %zmm1
-	vpclmulqdq $1, 384(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
 	vaesenc %zmm25, %zmm2, %zmm2
-	vpclmulqdq $16, 384(%rax), %zmm13, %zmm13
+	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm25, %zmm3, %zmm3
-	vpxorq %zmm13, %zmm14, %zmm13
 	vaesenc %zmm25, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm5, %zmm5
 	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm25, %zmm5, %zmm5
 	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm7, %zmm7
-	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm6, %zmm6
 	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
-	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm26, %zmm0, %zmm0
 	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm26, %zmm1, %zmm1
 	vpxorq %zmm14, %zmm12, %zmm12
+	vaesenc %zmm26, %zmm2, %zmm2
+	vpshufd $78, %zmm13, %zmm14
+	vaesenc %zmm26, %zmm3, %zmm3
+	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpclmulqdq $1, 448(%rax), %zmm13, %zmm14
+	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm5, %zmm5
-	vpclmulqdq $16, 448(%rax), %zmm13, %zmm13
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm14, %zmm13
-	vaesenc %zmm26, %zmm7, %zmm7
-	vaesenc %zmm27, %zmm0, %zmm0
 	vpxorq %zmm13, %zmm10, %zmm10
+	vaesenc %zmm26, %zmm7, %zmm7
+	vpxorq %zmm11, %zmm10, %zmm10
+	vaesenc %zmm27, %zmm0, %zmm0
+	vpxorq %zmm12, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm1, %zmm1
 	vpshufd $78, %zmm11, %zmm13
 	vaesenc %zmm27, %zmm2, %zmm2
@@ -2602,8 +2608,8 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm27, %zmm5, %zmm5
 	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm6, %zmm6
-	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm27, %zmm7, %zmm7
+	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
 	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
 	vaesenc %zmm28, %zmm1, %zmm1

@@ -87,6 +87,40 @@ class Programs(unittest.TestCase):
             half = bytes(a ^ b for a, b in zip(lo, hi))
             self.assertEqual(bytes(kara["htable"][64 + 16 * k:80 + 16 * k]), half + half)
 
+    def test_from_32_powers_karatsuba_packs_two_half_sums_to_a_slot(self):
+        # slot s: entry s's half sum in the low word, entry s + 16's in the high word; 768
+        # bytes in all, so the table fits a GCM key's 960
+        n = ghash.PACKED_HALVES
+        self.assertFalse(ghash.packed_halves(n // 2, "karatsuba"))
+        self.assertFalse(ghash.packed_halves(n, "schoolbook"))
+        self.assertEqual(ghash.table_bytes(n, "karatsuba"), 24 * n)
+        self.assertNotEqual(ghash.table_layout(n, "karatsuba"), ghash.table_layout(n // 2, "karatsuba").replace("16", "32"))
+        rng = random.Random(17)
+        h = rng.randbytes(16)
+        plain = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n))}
+        kara = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, "karatsuba"))}
+        execute(ghash.setkey(n), plain)
+        execute(ghash.setkey(n, multiply="karatsuba", reduction="clmul"), kara)
+        self.assertEqual(kara["htable"][:16 * n], plain["htable"])
+        half = lambda e: bytes(a ^ b for a, b in zip(plain["htable"][16 * e:16 * e + 8], plain["htable"][16 * e + 8:16 * e + 16]))
+        for s in range(n // 2):
+            self.assertEqual(bytes(kara["htable"][16 * n + 16 * s:16 * n + 16 * s + 16]), half(s) + half(s + n // 2), s)
+        for width in (1, 2, 4):     # the update and the tails on the packed table
+            y, data = rng.randbytes(16), rng.randbytes(16 * n)
+            self.assertEqual(run_ghash(n, h, y, data, ghash.update(n, width, multiply="karatsuba", reduction="clmul"),
+                                       "karatsuba", "clmul"), reference_gcm.ghash(h, data, y), width)
+        progs = programs(Method(n, 4, "karatsuba", "clmul"))
+        self.assertNotIn("half", [m.name for m in progs.tail[0].memories])
+        for k in (1, 17, n - 1):
+            y0, data = rng.randbytes(16), rng.randbytes(16 * k)
+            y = bytearray(y0)
+            run_tail(progs, kara["htable"], y, data)
+            self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0), k)
+
+    def test_a_vector_of_packed_half_sums_never_straddles_the_halves(self):
+        with self.assertRaisesRegex(ValueError, "straddles the halves"):
+            ghash.update(36, 4, multiply="karatsuba", reduction="clmul")     # 18 per half: blocks 16..19 straddle
+
     def test_unknown_choices_are_refused(self):
         with self.assertRaisesRegex(ValueError, "multiply 'toom'"):
             ghash.update(4, multiply="toom")

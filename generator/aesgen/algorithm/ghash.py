@@ -12,7 +12,9 @@ Two choices, both parameters of a variant:
 
     multiply   schoolbook: four 64x64 carry-less multiplies per block;
                karatsuba: three, (x_lo + x_hi)(h_lo + h_hi) for the middle, with each
-               power's h_lo + h_hi precomputed after the powers in the table
+               power's h_lo + h_hi precomputed after the powers in the table (from
+               PACKED_HALVES powers on, two to a 16-byte slot: the table stays 24
+               bytes a power, so 32 powers fit a GCM key)
     reduction  shifts: two folds by the reflected polynomial with shifts and XORs;
                clmul: the same two folds as two carry-less multiplies by its low word
                0xc2 << 56 and two half swaps (7 operations instead of about 20)
@@ -34,6 +36,7 @@ LANE = 64
 POLY_HIGH = 0xC2 << 56      # the reflected polynomial's high word; its low word is 1
 MULTIPLIES = ("schoolbook", "karatsuba")
 REDUCTIONS = ("shifts", "clmul")
+PACKED_HALVES = 32
 
 
 def _product(bld: Builder, x: str, h: str) -> tuple[str, str, str]:
@@ -49,19 +52,21 @@ def _halves_sum(bld: Builder, x: str) -> str:
     return bld.xor(x, bld.swap64(x, hint="xs"), hint="xs")
 
 
-def _karatsuba(bld: Builder, x: str, h: str, hsum: str) -> tuple[str, str, str]:
+def _karatsuba(bld: Builder, x: str, h: str, hsum: str, sel: int = 0x00) -> tuple[str, str, str]:
     """(LO, MD, HI): MD = (x_lo + x_hi)(h_lo + h_hi), so that MI = MD + LO + HI, which
-    is linear, so it is formed once after the products are summed."""
+    is linear, so it is formed once after the products are summed; hsum holds the half
+    sum in the word sel picks."""
     lo = bld.clmul(x, h, 0x00, hint="lo")
     hi = bld.clmul(x, h, 0x11, hint="hi")
-    md = bld.clmul(_halves_sum(bld, x), hsum, 0x00, hint="md")
+    md = bld.clmul(_halves_sum(bld, x), hsum, sel, hint="md")
     return lo, md, hi
 
 
 def _block_product(bld: Builder, multiply: str, x: str, h: str, half) -> tuple[str, str, str]:
     """One block times its power by the chosen multiply: (LO, MI, HI), or Karatsuba's
-    (LO, MD, HI); `half()` loads the power's half sum, which only Karatsuba reads."""
-    return _karatsuba(bld, x, h, half()) if multiply == "karatsuba" else _product(bld, x, h)
+    (LO, MD, HI); `half()` gives the power's half sum and the selector of its word,
+    which only Karatsuba reads."""
+    return _karatsuba(bld, x, h, *half()) if multiply == "karatsuba" else _product(bld, x, h)
 
 
 def _middle(bld: Builder, lo: str, mi: str, hi: str, multiply: str) -> str:
@@ -117,15 +122,36 @@ def _check_choices(multiply: str, reduction: str) -> None:
         raise ValueError(f"reduction {reduction!r} is not one of {', '.join(REDUCTIONS)}")
 
 
+def packed_halves(powers: int, multiply: str) -> bool:
+    """Whether the table packs Karatsuba's half sums two to a slot: slot s holds the half
+    sum of table entry s in its low word and of entry s + powers/2 in its high word."""
+    return multiply == "karatsuba" and powers >= PACKED_HALVES
+
+
 def table_bytes(powers: int, multiply: str = "schoolbook") -> int:
     """The set-up's table: the powers, then (Karatsuba) their half sums."""
-    return 16 * powers * (2 if multiply == "karatsuba" else 1)
+    if multiply != "karatsuba":
+        return 16 * powers
+    return 16 * powers + (8 if packed_halves(powers, multiply) else 16) * powers
 
 
 def table_layout(powers: int, multiply: str = "schoolbook") -> str:
     """The name of setkey's table layout, which code reading another emitter's table
     (a stitched GCM loop) and the GHASH variant that wrote it must agree on."""
-    return f"{powers} twisted powers{', then their half sums' if multiply == 'karatsuba' else ''}"
+    halves = ("" if multiply != "karatsuba" else ", then their half sums two to a slot"
+              if packed_halves(powers, multiply) else ", then their half sums")
+    return f"{powers} twisted powers{halves}"
+
+
+def _half_load(bld: Builder, blocks: int, first: int, width: int, hint: str) -> tuple[str, int]:
+    """(the vector of half sums of table entries first.., the clmul selector that reads
+    them from it): a 16-byte slot each, or two to a slot when packed."""
+    if not packed_halves(blocks, "karatsuba"):
+        return bld.vld("htable", 16 * blocks + 16 * first, hint=hint), 0x00
+    half = blocks // 2
+    if first % half + width > half:
+        raise ValueError(f"{blocks} packed half sums: a vector of {width} from entry {first} straddles the halves")
+    return bld.vld("htable", 16 * blocks + 16 * (first % half), hint=hint), 0x00 if first < half else 0x10
 
 
 def _check_width(blocks: int, width: int) -> None:
@@ -144,8 +170,7 @@ def _hash_blocks(bld: Builder, acc: str, blocks: int, width: int, multiply: str,
             x = bld.xor(x, acc, hint="x")
         power = f"h{blocks - width * j}"        # H^(blocks - i), i in the vector
         h = bld.vld("htable", 16 * width * j, hint=power + "_")
-        part = _block_product(bld, multiply, x, h,
-                              lambda: bld.vld("htable", 16 * blocks + 16 * width * j, hint=power + "s"))
+        part = _block_product(bld, multiply, x, h, lambda: _half_load(bld, blocks, width * j, width, power + "s"))
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
     lo, mi, hi = sums
     return _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
@@ -191,20 +216,22 @@ def update_unsummed(blocks: int, width: int, multiply: str = "schoolbook", reduc
     return prog
 
 
-def tail(multiply: str = "schoolbook", reduction: str = "shifts") -> tuple[Program, Program, Program]:
+def tail(multiply: str = "schoolbook", reduction: str = "shifts", packed: bool = False) -> tuple[Program, Program, Program]:
     """Fewer than N blocks with one reduction, for the caller's loop over them: `first`
     (y XOR the first block, times its power) and `next` (each further block times its
     power) sum the products unreduced into `sums` (LO, MI or MD, HI: 48 bytes), and
     `reduce` reduces them into y. The caller passes each block's power H^(k-i) and, for
-    Karatsuba, its half sum (`power`, `half`: 16 bytes each, from setkey's table)."""
+    Karatsuba, its half sum (`power`, `half`: 16 bytes each, from setkey's table); with
+    the half sums packed (`packed`) the tail forms each from its power instead."""
     _check_choices(multiply, reduction)
+    loads_half = multiply == "karatsuba" and not packed
     mems = (Memory("sums", "bytes", 48, True), Memory("data", "bytes", 16, False),
-            Memory("power", "bytes", 16, False)) + ((Memory("half", "bytes", 16, False),)
-                                                     if multiply == "karatsuba" else ())
+            Memory("power", "bytes", 16, False)) + ((Memory("half", "bytes", 16, False),) if loads_half else ())
 
     def product(bld: Builder, x: str) -> tuple[str, str, str]:
-        return _block_product(bld, multiply, x, bld.vld("power", 0, hint="h"),
-                              lambda: bld.vld("half", 0, hint="hs"))
+        h = bld.vld("power", 0, hint="h")
+        return _block_product(bld, multiply, x, h, lambda: (bld.vld("half", 0, hint="hs") if loads_half
+                                                            else _halves_sum(bld, h), 0x00))
 
     first = Program("ghash_tail_first", LANE, (Memory("y", "bytes", 16, False),) + mems, lanes=2)
     bld = Builder(first)
@@ -236,10 +263,21 @@ def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", r
         Memory("h", "bytes", 16, False), Memory("htable", "bytes", table_bytes(powers, multiply), True)), lanes=2)
     bld = Builder(prog)
 
+    halves: dict[int, str] = {}
+
     def store(k: int, twisted: str) -> None:
-        bld.vst("htable", 16 * (powers - k), twisted)
-        if multiply == "karatsuba":
-            bld.vst("htable", 16 * powers + 16 * (powers - k), _halves_sum(bld, twisted))
+        at = powers - k         # the table entry
+        bld.vst("htable", 16 * at, twisted)
+        if multiply != "karatsuba":
+            return
+        if not packed_halves(powers, multiply):
+            bld.vst("htable", 16 * powers + 16 * at, _halves_sum(bld, twisted))
+            return
+        half = powers // 2      # entries at and at + half share a slot, made once both are
+        halves[at] = _halves_sum(bld, twisted)
+        if at < half:
+            bld.vst("htable", 16 * powers + 16 * at,
+                    bld.shuffle("unpacklo", halves.pop(at), halves.pop(at + half), LANE, hint="hs"))
 
     h = bld.bswap(bld.vld("h", 0, hint="hkey"), hint="hkey")
     tw = _twist(bld, h)

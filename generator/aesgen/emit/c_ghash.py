@@ -240,20 +240,27 @@ class Programs:
 def programs(m: Method) -> Programs:
     return Programs(m, ghash.setkey(m.blocks, multiply=m.multiply, reduction=m.reduction),
                     ghash.update(m.blocks, m.width, multiply=m.multiply, reduction=m.reduction),
-                    ghash.tail(m.multiply, m.reduction) if m.blocks > 1 else None)
+                    ghash.tail(m.multiply, m.reduction, ghash.packed_halves(m.blocks, m.multiply))
+                    if m.blocks > 1 else None)
+
+
+def _tail_reads_half(m: Method) -> bool:
+    """Whether the tail programs take each power's half sum from the table (Karatsuba,
+    unpacked); with them packed two to a slot they form it from the power."""
+    return m.multiply == "karatsuba" and not ghash.packed_halves(m.blocks, m.multiply)
 
 
 def run_tail(progs: Programs, htable: bytearray, y: bytearray, data: bytes) -> None:
     """y = GHASH over k < N blocks from y, as the body's ghash_tail loop runs the three
-    tail programs: block i with H^(k-i) (table entry N - k + i) and, for Karatsuba, its
-    half sum 16 * N further on."""
+    tail programs: block i with H^(k-i) (table entry N - k + i) and, for Karatsuba with
+    unpacked half sums, its half sum 16 * N further on."""
     n, k = progs.blocks, len(data) // 16
     first, more, reduce = progs.tail
     sums = bytearray(48)
     for i in range(k):
         at = 16 * (n - k + i)
         mem = {"sums": sums, "data": bytearray(data[16 * i:16 * i + 16]), "power": htable[at:at + 16]}
-        if progs.method.multiply == "karatsuba":
+        if _tail_reads_half(progs.method):
             mem["half"] = htable[16 * n + at:16 * n + at + 16]
         if i == 0:
             mem["y"] = y
@@ -354,7 +361,8 @@ def render_setup(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> 
     progs = programs(m)
     path = setup_path(isa, m)
     verified = model_check(path, progs, zlib.crc32(path.encode()))
-    halves = ", then their half sums for Karatsuba" if m.multiply == "karatsuba" else ""
+    halves = ("" if m.multiply != "karatsuba" else ", then their half sums two to a 16-byte slot for Karatsuba"
+              if ghash.packed_halves(n, m.multiply) else ", then their half sums for Karatsuba")
     summary = [
         f"GHASH set-up for {n} block{'s' if n > 1 else ''} per reduction (the twisted powers H^{n}..H^1 in "
         f"the table, in the order the blocks use them{halves})"
@@ -367,7 +375,8 @@ def render_setup(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> 
         f"Verified: {verified}.",
     ]
     return _header(renderer, "c_ghash/setup.h.j2", path, summary, guard, isa, blocks=n,
-                   karatsuba=m.multiply == "karatsuba", setkey=_print(isa, progs.setkey),
+                   karatsuba=m.multiply == "karatsuba", packed=ghash.packed_halves(n, m.multiply),
+                   tail_half=_tail_reads_half(m), setkey=_print(isa, progs.setkey),
                    tail=[_print(isa, p) for p in progs.tail] if progs.tail else None)
 
 

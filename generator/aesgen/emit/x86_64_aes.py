@@ -880,11 +880,10 @@ class X86AesEmitter(HwLoopEmitter):
         return {"memory_operands": self.isa(target).key_memory_operand, "rotating": 1}
 
     def gcm_table(self, target: Target) -> tuple[int, str]:
-        # the GHASH variant each width pairs with: xmm (no VPCLMULQDQ) 8 powers; zmm 32
-        # schoolbook powers (one hash chain per 32 blocks; Karatsuba's half sums would not
-        # fit the key); ymm the default
+        # the GHASH variant each width pairs with: xmm (no VPCLMULQDQ) 8 powers; zmm 32 (one
+        # hash chain per 32-block iteration, not two); ymm the default
         bits = self.isa(target).vector_bits
-        return {128: (8, "karatsuba"), 512: (32, "schoolbook")}.get(bits) or super().gcm_table(target)
+        return {128: (8, "karatsuba"), 512: (32, "karatsuba")}.get(bits) or super().gcm_table(target)
 
     def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
         return GhashSide(None, prog, self.isa(target), constants, fused).peak

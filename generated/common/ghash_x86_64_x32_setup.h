@@ -5,12 +5,12 @@
  * Template:   templates/c_ghash/setup.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH set-up for 32 blocks per reduction (the twisted powers H^32..H^1 in the table, in the order the blocks use them) and the tail of fewer than 32 blocks in one reduction; schoolbook products, reduction by clmul; carry-less multiply: PCLMULQDQ intrinsics on 128-bit vectors. Included by every update header of this method, whatever its width.
- * Tail: 8 operations for the first block, 9 for each further one, 10 to reduce.
- * Verified: the model ran the hash-key set-up, the 32-block update (4 blocks per vector, schoolbook products, reduction by clmul) and the tails of 1 to 31 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0xebde9b3c) against the reference GHASH.
+ * GHASH set-up for 32 blocks per reduction (the twisted powers H^32..H^1 in the table, in the order the blocks use them, then their half sums two to a 16-byte slot for Karatsuba) and the tail of fewer than 32 blocks in one reduction; karatsuba products, reduction by clmul; carry-less multiply: PCLMULQDQ intrinsics on 128-bit vectors. Included by every update header of this method, whatever its width.
+ * Tail: 10 operations for the first block, 11 for each further one, 12 to reduce.
+ * Verified: the model ran the hash-key set-up, the 32-block update (4 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 31 blocks (one reduction each), chained, on the key of the zero AES key and 3 random ones (seed 0x762c44ae) against the reference GHASH.
  */
-#ifndef AESGEN_COMMON_GHASH_X86_64_X32_SCHOOLBOOK_SETUP_H
-#define AESGEN_COMMON_GHASH_X86_64_X32_SCHOOLBOOK_SETUP_H
+#ifndef AESGEN_COMMON_GHASH_X86_64_X32_SETUP_H
+#define AESGEN_COMMON_GHASH_X86_64_X32_SETUP_H
 
 #if (defined(__x86_64__))
 
@@ -24,7 +24,9 @@
 
 #include "aesgen_bytes.h"
 
-/* htable = the twisted powers H^32..H^1 of h = E_K(0) (H^k at 16 * (32 - k)). */
+/* htable = the twisted powers H^32..H^1 of h = E_K(0) (H^k at 16 * (32 - k)),
+ * then their half sums, two to a 16-byte slot (entry e's in the low word of slot e, entry
+ * e + 16's in its high word). */
 #if defined(__GNUC__)
 /* once per key: compiled for size (the portable multiply with holes, inlined into every
    product, made this 12 KB) */
@@ -59,6 +61,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_1 = _mm_and_si128(m_12, p);
     const __m128i tw = _mm_xor_si128(sh_2, p_1);
     _mm_storeu_si128((__m128i *)(htable + 496), tw);
+    const __m128i xs = _mm_shuffle_epi32(tw, 0x4e);
+    const __m128i xs_1 = _mm_xor_si128(tw, xs);
     const __m128i lo = _mm_clmulepi64_si128(hkey_1, tw, 0x00);
     const __m128i hi = _mm_clmulepi64_si128(hkey_1, tw, 0x11);
     const __m128i m_13 = _mm_clmulepi64_si128(hkey_1, tw, 0x01);
@@ -95,6 +99,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_3 = _mm_and_si128(m_27, p_2);
     const __m128i tw_1 = _mm_xor_si128(sh_5, p_3);
     _mm_storeu_si128((__m128i *)(htable + 480), tw_1);
+    const __m128i xs_2 = _mm_shuffle_epi32(tw_1, 0x4e);
+    const __m128i xs_3 = _mm_xor_si128(tw_1, xs_2);
     const __m128i lo_1 = _mm_clmulepi64_si128(r_3, tw, 0x00);
     const __m128i hi_1 = _mm_clmulepi64_si128(r_3, tw, 0x11);
     const __m128i m_28 = _mm_clmulepi64_si128(r_3, tw, 0x01);
@@ -131,6 +137,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_5 = _mm_and_si128(m_42, p_4);
     const __m128i tw_2 = _mm_xor_si128(sh_8, p_5);
     _mm_storeu_si128((__m128i *)(htable + 464), tw_2);
+    const __m128i xs_4 = _mm_shuffle_epi32(tw_2, 0x4e);
+    const __m128i xs_5 = _mm_xor_si128(tw_2, xs_4);
     const __m128i lo_2 = _mm_clmulepi64_si128(r_7, tw, 0x00);
     const __m128i hi_2 = _mm_clmulepi64_si128(r_7, tw, 0x11);
     const __m128i m_43 = _mm_clmulepi64_si128(r_7, tw, 0x01);
@@ -167,6 +175,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_7 = _mm_and_si128(m_57, p_6);
     const __m128i tw_3 = _mm_xor_si128(sh_11, p_7);
     _mm_storeu_si128((__m128i *)(htable + 448), tw_3);
+    const __m128i xs_6 = _mm_shuffle_epi32(tw_3, 0x4e);
+    const __m128i xs_7 = _mm_xor_si128(tw_3, xs_6);
     const __m128i lo_3 = _mm_clmulepi64_si128(r_11, tw, 0x00);
     const __m128i hi_3 = _mm_clmulepi64_si128(r_11, tw, 0x11);
     const __m128i m_58 = _mm_clmulepi64_si128(r_11, tw, 0x01);
@@ -203,6 +213,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_9 = _mm_and_si128(m_72, p_8);
     const __m128i tw_4 = _mm_xor_si128(sh_14, p_9);
     _mm_storeu_si128((__m128i *)(htable + 432), tw_4);
+    const __m128i xs_8 = _mm_shuffle_epi32(tw_4, 0x4e);
+    const __m128i xs_9 = _mm_xor_si128(tw_4, xs_8);
     const __m128i lo_4 = _mm_clmulepi64_si128(r_15, tw, 0x00);
     const __m128i hi_4 = _mm_clmulepi64_si128(r_15, tw, 0x11);
     const __m128i m_73 = _mm_clmulepi64_si128(r_15, tw, 0x01);
@@ -239,6 +251,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_11 = _mm_and_si128(m_87, p_10);
     const __m128i tw_5 = _mm_xor_si128(sh_17, p_11);
     _mm_storeu_si128((__m128i *)(htable + 416), tw_5);
+    const __m128i xs_10 = _mm_shuffle_epi32(tw_5, 0x4e);
+    const __m128i xs_11 = _mm_xor_si128(tw_5, xs_10);
     const __m128i lo_5 = _mm_clmulepi64_si128(r_19, tw, 0x00);
     const __m128i hi_5 = _mm_clmulepi64_si128(r_19, tw, 0x11);
     const __m128i m_88 = _mm_clmulepi64_si128(r_19, tw, 0x01);
@@ -275,6 +289,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_13 = _mm_and_si128(m_102, p_12);
     const __m128i tw_6 = _mm_xor_si128(sh_20, p_13);
     _mm_storeu_si128((__m128i *)(htable + 400), tw_6);
+    const __m128i xs_12 = _mm_shuffle_epi32(tw_6, 0x4e);
+    const __m128i xs_13 = _mm_xor_si128(tw_6, xs_12);
     const __m128i lo_6 = _mm_clmulepi64_si128(r_23, tw, 0x00);
     const __m128i hi_6 = _mm_clmulepi64_si128(r_23, tw, 0x11);
     const __m128i m_103 = _mm_clmulepi64_si128(r_23, tw, 0x01);
@@ -311,6 +327,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_15 = _mm_and_si128(m_117, p_14);
     const __m128i tw_7 = _mm_xor_si128(sh_23, p_15);
     _mm_storeu_si128((__m128i *)(htable + 384), tw_7);
+    const __m128i xs_14 = _mm_shuffle_epi32(tw_7, 0x4e);
+    const __m128i xs_15 = _mm_xor_si128(tw_7, xs_14);
     const __m128i lo_7 = _mm_clmulepi64_si128(r_27, tw, 0x00);
     const __m128i hi_7 = _mm_clmulepi64_si128(r_27, tw, 0x11);
     const __m128i m_118 = _mm_clmulepi64_si128(r_27, tw, 0x01);
@@ -347,6 +365,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_17 = _mm_and_si128(m_132, p_16);
     const __m128i tw_8 = _mm_xor_si128(sh_26, p_17);
     _mm_storeu_si128((__m128i *)(htable + 368), tw_8);
+    const __m128i xs_16 = _mm_shuffle_epi32(tw_8, 0x4e);
+    const __m128i xs_17 = _mm_xor_si128(tw_8, xs_16);
     const __m128i lo_8 = _mm_clmulepi64_si128(r_31, tw, 0x00);
     const __m128i hi_8 = _mm_clmulepi64_si128(r_31, tw, 0x11);
     const __m128i m_133 = _mm_clmulepi64_si128(r_31, tw, 0x01);
@@ -383,6 +403,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_19 = _mm_and_si128(m_147, p_18);
     const __m128i tw_9 = _mm_xor_si128(sh_29, p_19);
     _mm_storeu_si128((__m128i *)(htable + 352), tw_9);
+    const __m128i xs_18 = _mm_shuffle_epi32(tw_9, 0x4e);
+    const __m128i xs_19 = _mm_xor_si128(tw_9, xs_18);
     const __m128i lo_9 = _mm_clmulepi64_si128(r_35, tw, 0x00);
     const __m128i hi_9 = _mm_clmulepi64_si128(r_35, tw, 0x11);
     const __m128i m_148 = _mm_clmulepi64_si128(r_35, tw, 0x01);
@@ -419,6 +441,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_21 = _mm_and_si128(m_162, p_20);
     const __m128i tw_10 = _mm_xor_si128(sh_32, p_21);
     _mm_storeu_si128((__m128i *)(htable + 336), tw_10);
+    const __m128i xs_20 = _mm_shuffle_epi32(tw_10, 0x4e);
+    const __m128i xs_21 = _mm_xor_si128(tw_10, xs_20);
     const __m128i lo_10 = _mm_clmulepi64_si128(r_39, tw, 0x00);
     const __m128i hi_10 = _mm_clmulepi64_si128(r_39, tw, 0x11);
     const __m128i m_163 = _mm_clmulepi64_si128(r_39, tw, 0x01);
@@ -455,6 +479,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_23 = _mm_and_si128(m_177, p_22);
     const __m128i tw_11 = _mm_xor_si128(sh_35, p_23);
     _mm_storeu_si128((__m128i *)(htable + 320), tw_11);
+    const __m128i xs_22 = _mm_shuffle_epi32(tw_11, 0x4e);
+    const __m128i xs_23 = _mm_xor_si128(tw_11, xs_22);
     const __m128i lo_11 = _mm_clmulepi64_si128(r_43, tw, 0x00);
     const __m128i hi_11 = _mm_clmulepi64_si128(r_43, tw, 0x11);
     const __m128i m_178 = _mm_clmulepi64_si128(r_43, tw, 0x01);
@@ -491,6 +517,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_25 = _mm_and_si128(m_192, p_24);
     const __m128i tw_12 = _mm_xor_si128(sh_38, p_25);
     _mm_storeu_si128((__m128i *)(htable + 304), tw_12);
+    const __m128i xs_24 = _mm_shuffle_epi32(tw_12, 0x4e);
+    const __m128i xs_25 = _mm_xor_si128(tw_12, xs_24);
     const __m128i lo_12 = _mm_clmulepi64_si128(r_47, tw, 0x00);
     const __m128i hi_12 = _mm_clmulepi64_si128(r_47, tw, 0x11);
     const __m128i m_193 = _mm_clmulepi64_si128(r_47, tw, 0x01);
@@ -527,6 +555,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_27 = _mm_and_si128(m_207, p_26);
     const __m128i tw_13 = _mm_xor_si128(sh_41, p_27);
     _mm_storeu_si128((__m128i *)(htable + 288), tw_13);
+    const __m128i xs_26 = _mm_shuffle_epi32(tw_13, 0x4e);
+    const __m128i xs_27 = _mm_xor_si128(tw_13, xs_26);
     const __m128i lo_13 = _mm_clmulepi64_si128(r_51, tw, 0x00);
     const __m128i hi_13 = _mm_clmulepi64_si128(r_51, tw, 0x11);
     const __m128i m_208 = _mm_clmulepi64_si128(r_51, tw, 0x01);
@@ -563,6 +593,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_29 = _mm_and_si128(m_222, p_28);
     const __m128i tw_14 = _mm_xor_si128(sh_44, p_29);
     _mm_storeu_si128((__m128i *)(htable + 272), tw_14);
+    const __m128i xs_28 = _mm_shuffle_epi32(tw_14, 0x4e);
+    const __m128i xs_29 = _mm_xor_si128(tw_14, xs_28);
     const __m128i lo_14 = _mm_clmulepi64_si128(r_55, tw, 0x00);
     const __m128i hi_14 = _mm_clmulepi64_si128(r_55, tw, 0x11);
     const __m128i m_223 = _mm_clmulepi64_si128(r_55, tw, 0x01);
@@ -599,6 +631,8 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_31 = _mm_and_si128(m_237, p_30);
     const __m128i tw_15 = _mm_xor_si128(sh_47, p_31);
     _mm_storeu_si128((__m128i *)(htable + 256), tw_15);
+    const __m128i xs_30 = _mm_shuffle_epi32(tw_15, 0x4e);
+    const __m128i xs_31 = _mm_xor_si128(tw_15, xs_30);
     const __m128i lo_15 = _mm_clmulepi64_si128(r_59, tw, 0x00);
     const __m128i hi_15 = _mm_clmulepi64_si128(r_59, tw, 0x11);
     const __m128i m_238 = _mm_clmulepi64_si128(r_59, tw, 0x01);
@@ -635,6 +669,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_33 = _mm_and_si128(m_252, p_32);
     const __m128i tw_16 = _mm_xor_si128(sh_50, p_33);
     _mm_storeu_si128((__m128i *)(htable + 240), tw_16);
+    const __m128i xs_32 = _mm_shuffle_epi32(tw_16, 0x4e);
+    const __m128i xs_33 = _mm_xor_si128(tw_16, xs_32);
+    const __m128i hs = _mm_unpacklo_epi64(xs_33, xs_1);
+    _mm_storeu_si128((__m128i *)(htable + 752), hs);
     const __m128i lo_16 = _mm_clmulepi64_si128(r_63, tw, 0x00);
     const __m128i hi_16 = _mm_clmulepi64_si128(r_63, tw, 0x11);
     const __m128i m_253 = _mm_clmulepi64_si128(r_63, tw, 0x01);
@@ -671,6 +709,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_35 = _mm_and_si128(m_267, p_34);
     const __m128i tw_17 = _mm_xor_si128(sh_53, p_35);
     _mm_storeu_si128((__m128i *)(htable + 224), tw_17);
+    const __m128i xs_34 = _mm_shuffle_epi32(tw_17, 0x4e);
+    const __m128i xs_35 = _mm_xor_si128(tw_17, xs_34);
+    const __m128i hs_1 = _mm_unpacklo_epi64(xs_35, xs_3);
+    _mm_storeu_si128((__m128i *)(htable + 736), hs_1);
     const __m128i lo_17 = _mm_clmulepi64_si128(r_67, tw, 0x00);
     const __m128i hi_17 = _mm_clmulepi64_si128(r_67, tw, 0x11);
     const __m128i m_268 = _mm_clmulepi64_si128(r_67, tw, 0x01);
@@ -707,6 +749,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_37 = _mm_and_si128(m_282, p_36);
     const __m128i tw_18 = _mm_xor_si128(sh_56, p_37);
     _mm_storeu_si128((__m128i *)(htable + 208), tw_18);
+    const __m128i xs_36 = _mm_shuffle_epi32(tw_18, 0x4e);
+    const __m128i xs_37 = _mm_xor_si128(tw_18, xs_36);
+    const __m128i hs_2 = _mm_unpacklo_epi64(xs_37, xs_5);
+    _mm_storeu_si128((__m128i *)(htable + 720), hs_2);
     const __m128i lo_18 = _mm_clmulepi64_si128(r_71, tw, 0x00);
     const __m128i hi_18 = _mm_clmulepi64_si128(r_71, tw, 0x11);
     const __m128i m_283 = _mm_clmulepi64_si128(r_71, tw, 0x01);
@@ -743,6 +789,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_39 = _mm_and_si128(m_297, p_38);
     const __m128i tw_19 = _mm_xor_si128(sh_59, p_39);
     _mm_storeu_si128((__m128i *)(htable + 192), tw_19);
+    const __m128i xs_38 = _mm_shuffle_epi32(tw_19, 0x4e);
+    const __m128i xs_39 = _mm_xor_si128(tw_19, xs_38);
+    const __m128i hs_3 = _mm_unpacklo_epi64(xs_39, xs_7);
+    _mm_storeu_si128((__m128i *)(htable + 704), hs_3);
     const __m128i lo_19 = _mm_clmulepi64_si128(r_75, tw, 0x00);
     const __m128i hi_19 = _mm_clmulepi64_si128(r_75, tw, 0x11);
     const __m128i m_298 = _mm_clmulepi64_si128(r_75, tw, 0x01);
@@ -779,6 +829,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_41 = _mm_and_si128(m_312, p_40);
     const __m128i tw_20 = _mm_xor_si128(sh_62, p_41);
     _mm_storeu_si128((__m128i *)(htable + 176), tw_20);
+    const __m128i xs_40 = _mm_shuffle_epi32(tw_20, 0x4e);
+    const __m128i xs_41 = _mm_xor_si128(tw_20, xs_40);
+    const __m128i hs_4 = _mm_unpacklo_epi64(xs_41, xs_9);
+    _mm_storeu_si128((__m128i *)(htable + 688), hs_4);
     const __m128i lo_20 = _mm_clmulepi64_si128(r_79, tw, 0x00);
     const __m128i hi_20 = _mm_clmulepi64_si128(r_79, tw, 0x11);
     const __m128i m_313 = _mm_clmulepi64_si128(r_79, tw, 0x01);
@@ -815,6 +869,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_43 = _mm_and_si128(m_327, p_42);
     const __m128i tw_21 = _mm_xor_si128(sh_65, p_43);
     _mm_storeu_si128((__m128i *)(htable + 160), tw_21);
+    const __m128i xs_42 = _mm_shuffle_epi32(tw_21, 0x4e);
+    const __m128i xs_43 = _mm_xor_si128(tw_21, xs_42);
+    const __m128i hs_5 = _mm_unpacklo_epi64(xs_43, xs_11);
+    _mm_storeu_si128((__m128i *)(htable + 672), hs_5);
     const __m128i lo_21 = _mm_clmulepi64_si128(r_83, tw, 0x00);
     const __m128i hi_21 = _mm_clmulepi64_si128(r_83, tw, 0x11);
     const __m128i m_328 = _mm_clmulepi64_si128(r_83, tw, 0x01);
@@ -851,6 +909,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_45 = _mm_and_si128(m_342, p_44);
     const __m128i tw_22 = _mm_xor_si128(sh_68, p_45);
     _mm_storeu_si128((__m128i *)(htable + 144), tw_22);
+    const __m128i xs_44 = _mm_shuffle_epi32(tw_22, 0x4e);
+    const __m128i xs_45 = _mm_xor_si128(tw_22, xs_44);
+    const __m128i hs_6 = _mm_unpacklo_epi64(xs_45, xs_13);
+    _mm_storeu_si128((__m128i *)(htable + 656), hs_6);
     const __m128i lo_22 = _mm_clmulepi64_si128(r_87, tw, 0x00);
     const __m128i hi_22 = _mm_clmulepi64_si128(r_87, tw, 0x11);
     const __m128i m_343 = _mm_clmulepi64_si128(r_87, tw, 0x01);
@@ -887,6 +949,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_47 = _mm_and_si128(m_357, p_46);
     const __m128i tw_23 = _mm_xor_si128(sh_71, p_47);
     _mm_storeu_si128((__m128i *)(htable + 128), tw_23);
+    const __m128i xs_46 = _mm_shuffle_epi32(tw_23, 0x4e);
+    const __m128i xs_47 = _mm_xor_si128(tw_23, xs_46);
+    const __m128i hs_7 = _mm_unpacklo_epi64(xs_47, xs_15);
+    _mm_storeu_si128((__m128i *)(htable + 640), hs_7);
     const __m128i lo_23 = _mm_clmulepi64_si128(r_91, tw, 0x00);
     const __m128i hi_23 = _mm_clmulepi64_si128(r_91, tw, 0x11);
     const __m128i m_358 = _mm_clmulepi64_si128(r_91, tw, 0x01);
@@ -923,6 +989,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_49 = _mm_and_si128(m_372, p_48);
     const __m128i tw_24 = _mm_xor_si128(sh_74, p_49);
     _mm_storeu_si128((__m128i *)(htable + 112), tw_24);
+    const __m128i xs_48 = _mm_shuffle_epi32(tw_24, 0x4e);
+    const __m128i xs_49 = _mm_xor_si128(tw_24, xs_48);
+    const __m128i hs_8 = _mm_unpacklo_epi64(xs_49, xs_17);
+    _mm_storeu_si128((__m128i *)(htable + 624), hs_8);
     const __m128i lo_24 = _mm_clmulepi64_si128(r_95, tw, 0x00);
     const __m128i hi_24 = _mm_clmulepi64_si128(r_95, tw, 0x11);
     const __m128i m_373 = _mm_clmulepi64_si128(r_95, tw, 0x01);
@@ -959,6 +1029,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_51 = _mm_and_si128(m_387, p_50);
     const __m128i tw_25 = _mm_xor_si128(sh_77, p_51);
     _mm_storeu_si128((__m128i *)(htable + 96), tw_25);
+    const __m128i xs_50 = _mm_shuffle_epi32(tw_25, 0x4e);
+    const __m128i xs_51 = _mm_xor_si128(tw_25, xs_50);
+    const __m128i hs_9 = _mm_unpacklo_epi64(xs_51, xs_19);
+    _mm_storeu_si128((__m128i *)(htable + 608), hs_9);
     const __m128i lo_25 = _mm_clmulepi64_si128(r_99, tw, 0x00);
     const __m128i hi_25 = _mm_clmulepi64_si128(r_99, tw, 0x11);
     const __m128i m_388 = _mm_clmulepi64_si128(r_99, tw, 0x01);
@@ -995,6 +1069,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_53 = _mm_and_si128(m_402, p_52);
     const __m128i tw_26 = _mm_xor_si128(sh_80, p_53);
     _mm_storeu_si128((__m128i *)(htable + 80), tw_26);
+    const __m128i xs_52 = _mm_shuffle_epi32(tw_26, 0x4e);
+    const __m128i xs_53 = _mm_xor_si128(tw_26, xs_52);
+    const __m128i hs_10 = _mm_unpacklo_epi64(xs_53, xs_21);
+    _mm_storeu_si128((__m128i *)(htable + 592), hs_10);
     const __m128i lo_26 = _mm_clmulepi64_si128(r_103, tw, 0x00);
     const __m128i hi_26 = _mm_clmulepi64_si128(r_103, tw, 0x11);
     const __m128i m_403 = _mm_clmulepi64_si128(r_103, tw, 0x01);
@@ -1031,6 +1109,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_55 = _mm_and_si128(m_417, p_54);
     const __m128i tw_27 = _mm_xor_si128(sh_83, p_55);
     _mm_storeu_si128((__m128i *)(htable + 64), tw_27);
+    const __m128i xs_54 = _mm_shuffle_epi32(tw_27, 0x4e);
+    const __m128i xs_55 = _mm_xor_si128(tw_27, xs_54);
+    const __m128i hs_11 = _mm_unpacklo_epi64(xs_55, xs_23);
+    _mm_storeu_si128((__m128i *)(htable + 576), hs_11);
     const __m128i lo_27 = _mm_clmulepi64_si128(r_107, tw, 0x00);
     const __m128i hi_27 = _mm_clmulepi64_si128(r_107, tw, 0x11);
     const __m128i m_418 = _mm_clmulepi64_si128(r_107, tw, 0x01);
@@ -1067,6 +1149,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_57 = _mm_and_si128(m_432, p_56);
     const __m128i tw_28 = _mm_xor_si128(sh_86, p_57);
     _mm_storeu_si128((__m128i *)(htable + 48), tw_28);
+    const __m128i xs_56 = _mm_shuffle_epi32(tw_28, 0x4e);
+    const __m128i xs_57 = _mm_xor_si128(tw_28, xs_56);
+    const __m128i hs_12 = _mm_unpacklo_epi64(xs_57, xs_25);
+    _mm_storeu_si128((__m128i *)(htable + 560), hs_12);
     const __m128i lo_28 = _mm_clmulepi64_si128(r_111, tw, 0x00);
     const __m128i hi_28 = _mm_clmulepi64_si128(r_111, tw, 0x11);
     const __m128i m_433 = _mm_clmulepi64_si128(r_111, tw, 0x01);
@@ -1103,6 +1189,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_59 = _mm_and_si128(m_447, p_58);
     const __m128i tw_29 = _mm_xor_si128(sh_89, p_59);
     _mm_storeu_si128((__m128i *)(htable + 32), tw_29);
+    const __m128i xs_58 = _mm_shuffle_epi32(tw_29, 0x4e);
+    const __m128i xs_59 = _mm_xor_si128(tw_29, xs_58);
+    const __m128i hs_13 = _mm_unpacklo_epi64(xs_59, xs_27);
+    _mm_storeu_si128((__m128i *)(htable + 544), hs_13);
     const __m128i lo_29 = _mm_clmulepi64_si128(r_115, tw, 0x00);
     const __m128i hi_29 = _mm_clmulepi64_si128(r_115, tw, 0x11);
     const __m128i m_448 = _mm_clmulepi64_si128(r_115, tw, 0x01);
@@ -1139,6 +1229,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_61 = _mm_and_si128(m_462, p_60);
     const __m128i tw_30 = _mm_xor_si128(sh_92, p_61);
     _mm_storeu_si128((__m128i *)(htable + 16), tw_30);
+    const __m128i xs_60 = _mm_shuffle_epi32(tw_30, 0x4e);
+    const __m128i xs_61 = _mm_xor_si128(tw_30, xs_60);
+    const __m128i hs_14 = _mm_unpacklo_epi64(xs_61, xs_29);
+    _mm_storeu_si128((__m128i *)(htable + 528), hs_14);
     const __m128i lo_30 = _mm_clmulepi64_si128(r_119, tw, 0x00);
     const __m128i hi_30 = _mm_clmulepi64_si128(r_119, tw, 0x11);
     const __m128i m_463 = _mm_clmulepi64_si128(r_119, tw, 0x01);
@@ -1175,6 +1269,10 @@ static GHASH_ISA void ghash_powers(const uint8_t *h, uint8_t *htable)
     const __m128i p_63 = _mm_and_si128(m_477, p_62);
     const __m128i tw_31 = _mm_xor_si128(sh_95, p_63);
     _mm_storeu_si128((__m128i *)(htable + 0), tw_31);
+    const __m128i xs_62 = _mm_shuffle_epi32(tw_31, 0x4e);
+    const __m128i xs_63 = _mm_xor_si128(tw_31, xs_62);
+    const __m128i hs_15 = _mm_unpacklo_epi64(xs_63, xs_31);
+    _mm_storeu_si128((__m128i *)(htable + 512), hs_15);
 }
 
 /* The tail of fewer than 32 blocks, one reduction: sums = (y ^ block) * power
@@ -1189,13 +1287,15 @@ static GHASH_ISA void ghash_tail_first(uint8_t *sums, const uint8_t *y, const ui
     const __m128i acc_1 = _mm_shuffle_epi8(acc, K0);
     const __m128i x_2 = _mm_xor_si128(x_1, acc_1);
     const __m128i h = _mm_loadu_si128((const __m128i *)(power + 0));
+    const __m128i xs = _mm_shuffle_epi32(h, 0x4e);
+    const __m128i xs_1 = _mm_xor_si128(h, xs);
     const __m128i lo = _mm_clmulepi64_si128(x_2, h, 0x00);
     const __m128i hi = _mm_clmulepi64_si128(x_2, h, 0x11);
-    const __m128i m = _mm_clmulepi64_si128(x_2, h, 0x01);
-    const __m128i m_1 = _mm_clmulepi64_si128(x_2, h, 0x10);
-    const __m128i mi = _mm_xor_si128(m, m_1);
+    const __m128i xs_2 = _mm_shuffle_epi32(x_2, 0x4e);
+    const __m128i xs_3 = _mm_xor_si128(x_2, xs_2);
+    const __m128i md = _mm_clmulepi64_si128(xs_3, xs_1, 0x00);
     _mm_storeu_si128((__m128i *)(sums + 0), lo);
-    _mm_storeu_si128((__m128i *)(sums + 16), mi);
+    _mm_storeu_si128((__m128i *)(sums + 16), md);
     _mm_storeu_si128((__m128i *)(sums + 32), hi);
 }
 
@@ -1206,16 +1306,18 @@ static GHASH_ISA void ghash_tail_next(uint8_t *sums, const uint8_t *data,
     const __m128i x = _mm_loadu_si128((const __m128i *)(data + 0));
     const __m128i x_1 = _mm_shuffle_epi8(x, K0);
     const __m128i h = _mm_loadu_si128((const __m128i *)(power + 0));
+    const __m128i xs = _mm_shuffle_epi32(h, 0x4e);
+    const __m128i xs_1 = _mm_xor_si128(h, xs);
     const __m128i lo = _mm_clmulepi64_si128(x_1, h, 0x00);
     const __m128i hi = _mm_clmulepi64_si128(x_1, h, 0x11);
-    const __m128i m = _mm_clmulepi64_si128(x_1, h, 0x01);
-    const __m128i m_1 = _mm_clmulepi64_si128(x_1, h, 0x10);
-    const __m128i mi = _mm_xor_si128(m, m_1);
+    const __m128i xs_2 = _mm_shuffle_epi32(x_1, 0x4e);
+    const __m128i xs_3 = _mm_xor_si128(x_1, xs_2);
+    const __m128i md = _mm_clmulepi64_si128(xs_3, xs_1, 0x00);
     const __m128i LO = _mm_loadu_si128((const __m128i *)(sums + 0));
     const __m128i LO_1 = _mm_xor_si128(LO, lo);
     _mm_storeu_si128((__m128i *)(sums + 0), LO_1);
     const __m128i MI = _mm_loadu_si128((const __m128i *)(sums + 16));
-    const __m128i MI_1 = _mm_xor_si128(MI, mi);
+    const __m128i MI_1 = _mm_xor_si128(MI, md);
     _mm_storeu_si128((__m128i *)(sums + 16), MI_1);
     const __m128i HI = _mm_loadu_si128((const __m128i *)(sums + 32));
     const __m128i HI_1 = _mm_xor_si128(HI, hi);
@@ -1230,9 +1332,11 @@ static GHASH_ISA void ghash_tail_reduce(uint8_t *y, const uint8_t *sums)
     const __m128i LO = _mm_loadu_si128((const __m128i *)(sums + 0));
     const __m128i MI = _mm_loadu_si128((const __m128i *)(sums + 16));
     const __m128i HI = _mm_loadu_si128((const __m128i *)(sums + 32));
+    const __m128i MI_1 = _mm_xor_si128(MI, LO);
+    const __m128i MI_2 = _mm_xor_si128(MI_1, HI);
     const __m128i poly = _mm_unpacklo_epi64(K0, K1);
     const __m128i f = _mm_shuffle_epi32(LO, 0x4e);
-    const __m128i f_1 = _mm_xor_si128(MI, f);
+    const __m128i f_1 = _mm_xor_si128(MI_2, f);
     const __m128i f_2 = _mm_clmulepi64_si128(LO, poly, 0x10);
     const __m128i f_3 = _mm_xor_si128(f_1, f_2);
     const __m128i r = _mm_shuffle_epi32(f_3, 0x4e);
@@ -1244,7 +1348,7 @@ static GHASH_ISA void ghash_tail_reduce(uint8_t *y, const uint8_t *sums)
 }
 
 /* y = GHASH over k (1..31) blocks from y: block i times H^(k-i), the table's
- * entry 32 - k + i. */
+ * entry 32 - k + i (its half sum formed from it). */
 static GHASH_ISA void ghash_tail(uint8_t *y, const uint8_t *data, size_t k, const uint8_t *htable)
 {
     uint8_t sums[48];

@@ -117,6 +117,23 @@ class Programs(unittest.TestCase):
             run_tail(progs, kara["htable"], y, data)
             self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0), k)
 
+    def test_the_half_update_reads_the_last_powers_of_a_longer_table(self):
+        # 16 of 32 blocks on H^16..H^1: one wide update for the 16-31 blocks a message leaves
+        self.assertIsNone(programs(Method(16, 4, "karatsuba", "clmul")).half)
+        rng = random.Random(18)
+        for multiply in ghash.MULTIPLIES:
+            progs = programs(Method(32, 4, multiply, "clmul"))
+            self.assertEqual(progs.half.count("clmul"), progs.update.count("clmul") // 2 + 1, multiply)
+            h = rng.randbytes(16)
+            table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(32, multiply))}
+            execute(progs.setkey, table)
+            y, data = rng.randbytes(16), rng.randbytes(16 * 16)
+            state = {"y": bytearray(y), "data": bytearray(data), "htable": table["htable"]}
+            execute(progs.half, state)
+            self.assertEqual(bytes(state["y"]), reference_gcm.ghash(h, data, y), multiply)
+        with self.assertRaisesRegex(ValueError, "16 blocks on a table of 8 powers"):
+            ghash.update(16, 4, table_powers=8)
+
     def test_a_vector_of_packed_half_sums_never_straddles_the_halves(self):
         with self.assertRaisesRegex(ValueError, "straddles the halves"):
             ghash.update(36, 4, multiply="karatsuba", reduction="clmul")     # 18 per half: blocks 16..19 straddle

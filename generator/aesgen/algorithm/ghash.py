@@ -159,41 +159,50 @@ def _check_width(blocks: int, width: int) -> None:
         raise ValueError(f"{blocks} blocks in vectors of {width}")
 
 
-def _hash_blocks(bld: Builder, acc: str, blocks: int, width: int, multiply: str, reduction: str) -> str:
+def _hash_blocks(bld: Builder, acc: str, blocks: int, width: int, multiply: str, reduction: str,
+                 table_powers: int) -> str:
     """The reduced products of (y + block 0), block 1, ... with H^blocks..H^1, one per
     block of each vector, not yet summed across the vector's blocks (acc: y as a block
-    integer in block 0, zero in the others)."""
+    integer in block 0, zero in the others), from a table of table_powers powers (its
+    last `blocks` entries)."""
     sums = None
+    first = table_powers - blocks
     for j in range(blocks // width):
         x = bld.bswap(bld.vld("data", 16 * width * j, hint="x"), hint="x")
         if j == 0:
             x = bld.xor(x, acc, hint="x")
         power = f"h{blocks - width * j}"        # H^(blocks - i), i in the vector
-        h = bld.vld("htable", 16 * width * j, hint=power + "_")
-        part = _block_product(bld, multiply, x, h, lambda: _half_load(bld, blocks, width * j, width, power + "s"))
+        h = bld.vld("htable", 16 * (first + width * j), hint=power + "_")
+        part = _block_product(bld, multiply, x, h,
+                              lambda: _half_load(bld, table_powers, first + width * j, width, power + "s"))
         sums = part if sums is None else tuple(bld.xor(s, p, hint=n) for s, p, n in zip(sums, part, ("LO", "MI", "HI")))
     lo, mi, hi = sums
     return _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
 
 
-def _memories(blocks: int, multiply: str) -> tuple[Memory, Memory]:
+def _memories(blocks: int, multiply: str, table_powers: int | None = None) -> tuple[Memory, Memory]:
     return (Memory("data", "bytes", 16 * blocks, False),
-            Memory("htable", "bytes", table_bytes(blocks, multiply), False))
+            Memory("htable", "bytes", table_bytes(table_powers or blocks, multiply), False))
 
 
 def update(blocks: int, width: int = 1, name: str | None = None, multiply: str = "schoolbook",
-           reduction: str = "shifts") -> Program:
+           reduction: str = "shifts", table_powers: int | None = None) -> Program:
     """y = GHASH over `blocks` blocks continuing from y, `width` blocks per vector:
     memory y (16 bytes, read and written), data (16 * blocks), htable (setkey's table:
     the twisted powers H^blocks..H^1, 16 bytes each, as the register image of the block
-    integer; for Karatsuba then the same powers' half sums)."""
+    integer; for Karatsuba then the same powers' half sums). With table_powers (more
+    than blocks), the table is of that many powers and the update reads its last
+    `blocks` entries, H^blocks..H^1: a shorter update on a longer table."""
     _check_width(blocks, width)
     _check_choices(multiply, reduction)
+    table_powers = table_powers or blocks
+    if table_powers < blocks:
+        raise ValueError(f"{blocks} blocks on a table of {table_powers} powers")
     prog = Program(name or f"ghash_update_x{blocks}", LANE,
-                   (Memory("y", "bytes", 16, True),) + _memories(blocks, multiply), lanes=2 * width)
+                   (Memory("y", "bytes", 16, True),) + _memories(blocks, multiply, table_powers), lanes=2 * width)
     bld = Builder(prog)
     acc = bld.bswap(bld.vld128("y", 0, hint="acc"), hint="acc")     # y into block 0 only
-    r = _hash_blocks(bld, acc, blocks, width, multiply, reduction)
+    r = _hash_blocks(bld, acc, blocks, width, multiply, reduction, table_powers)
     while width > 1:     # sum the blocks' reduced results: every block ends up holding it
         r = bld.xor(bld.shuffle("blocks", r, r, 0, hint="sum"), bld.shuffle("blocks", r, r, 1, hint="sum"), hint="sum")
         width //= 2
@@ -211,7 +220,7 @@ def update_unsummed(blocks: int, width: int, multiply: str = "schoolbook", reduc
     prog = Program(f"ghash_update_x{blocks}_unsummed", LANE, _memories(blocks, multiply), lanes=2 * width,
                    inputs=("acc",))
     bld = Builder(prog)
-    r = _hash_blocks(bld, "acc", blocks, width, multiply, reduction)
+    r = _hash_blocks(bld, "acc", blocks, width, multiply, reduction, blocks)
     prog.outputs = (r,)
     return prog
 

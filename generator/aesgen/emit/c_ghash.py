@@ -227,6 +227,7 @@ class Programs:
     setkey: Program
     update: Program          # N blocks, `width` per vector
     tail: tuple[Program, Program, Program] | None   # k < N blocks (ghash.tail); None when N = 1
+    half: Program | None = None   # N/2 blocks on the table's last N/2 powers (N >= HALF_UPDATE_FROM)
 
     @property
     def blocks(self) -> int:
@@ -237,11 +238,21 @@ class Programs:
         return self.method.width
 
 
+# From this many blocks per reduction a variant also has an update of half as many on the
+# same table (its last powers): 16 to 31 blocks left (a 256-byte message, the end of a
+# longer one) then take one wide update and a short tail instead of a tail block by block.
+HALF_UPDATE_FROM = 32
+
+
 def programs(m: Method) -> Programs:
+    half = m.blocks // 2
     return Programs(m, ghash.setkey(m.blocks, multiply=m.multiply, reduction=m.reduction),
                     ghash.update(m.blocks, m.width, multiply=m.multiply, reduction=m.reduction),
                     ghash.tail(m.multiply, m.reduction, ghash.packed_halves(m.blocks, m.multiply))
-                    if m.blocks > 1 else None)
+                    if m.blocks > 1 else None,
+                    ghash.update(half, m.width, f"ghash_update_x{half}_of_{m.blocks}", m.multiply, m.reduction,
+                                 table_powers=m.blocks)
+                    if m.blocks >= HALF_UPDATE_FROM and half % m.width == 0 else None)
 
 
 def _tail_reads_half(m: Method) -> bool:
@@ -288,10 +299,14 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
         mem = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, progs.method.multiply))}
         execute(progs.setkey, mem)
         tails = list(range(1, n))      # every tail length, after the N-block update
-        y, data = rng.randbytes(16), rng.randbytes(16 * (n + sum(tails)))
+        half = n // 2 if progs.half else 0   # and the update of N/2 blocks, after it
+        y, data = rng.randbytes(16), rng.randbytes(16 * (n + half + sum(tails)))
         state = {"y": bytearray(y), "data": bytearray(data[:16 * n]), "htable": mem["htable"]}
         execute(progs.update, state)
-        at = 16 * n
+        if progs.half:
+            state["data"] = bytearray(data[16 * n:16 * (n + half)])
+            execute(progs.half, state)
+        at = 16 * (n + half)
         for k in tails:
             run_tail(progs, mem["htable"], state["y"], data[at:at + 16 * k])
             at += 16 * k
@@ -302,6 +317,8 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
     m = progs.method
     per = f"{m.width} blocks per vector, " if m.width > 1 else ""
     tails = f" and the tails of 1 to {n - 1} blocks (one reduction each)" if n > 1 else ""
+    if progs.half:
+        tails = f", the {n // 2}-block update on the table's last powers" + tails
     return (f"the model ran the hash-key set-up, the {n}-block update ({per}{m.multiply} products, reduction "
             f"by {m.reduction}){tails}, chained, "
             f"on the key of the zero AES key and {MODEL_TRIALS - 1} random ones (seed {seed:#010x}) "
@@ -396,11 +413,13 @@ def render_body(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> s
         f"Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` "
         f"attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
-        f"carry-less multiplies).",
+        f"carry-less multiplies)"
+        + (f"; {progs.half.alu_count()} per {n // 2} blocks on the table's last powers." if progs.half else "."),
         f"Verified: {verified}.",
     ]
     return _header(renderer, "c_ghash/body.h.j2", path, summary, guard, isa, blocks=n,
-                   setup=setup_path(isa, m), update=_print(isa, progs.update, wide=True))
+                   setup=setup_path(isa, m), update=_print(isa, progs.update, wide=True),
+                   half=_print(isa, progs.half, wide=True) if progs.half else None)
 
 
 @dataclass(frozen=True)
@@ -486,6 +505,7 @@ class CGhashEmitter(Emitter):
             f"Verified: {verified}.",
         ]
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
+                 "half": n // 2 if built.programs.half else 0,
                  "rank": v.rank, "features": c_mask(v.target.cpu_features),
                  "table_bytes": ghash.table_bytes(n, m.multiply),
                  "table": ghash.table_layout(n, m.multiply),

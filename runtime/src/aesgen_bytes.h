@@ -153,6 +153,19 @@ static inline void aesgen_ctr_blocks(uint8_t *out, const uint8_t counter[16], si
 }
 
 /* out = in ^ ks over len bytes, a multiple of 8, eight at a time. */
+/* Zero a 16-byte secret (a tag, E_K(J0), a hash value) in place: one store and a barrier
+ * the compiler cannot remove, where aesgen_memwipe is a call through the library's exported
+ * symbol and then one into the C library (GCM's short messages make several). */
+static inline void aesgen_wipe16(uint8_t p[16])
+{
+#if defined(__GNUC__)
+    memset(p, 0, 16);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+    aesgen_memwipe(p, 16);
+#endif
+}
+
 static inline void aesgen_xor_words(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
 {
     for (size_t i = 0; i < len; i += 8)

@@ -116,7 +116,7 @@ int aesgen_gcm_init_variants(aesgen_gcm_key *key, const uint8_t *k, size_t key_l
     uint8_t h[16] = {0};
     aesgen_variant_ecb(aes, rk, h, h, 1);
     ghash->setkey((unsigned char *)key->opaque + STATE_BYTES + AESGEN_MAX_SCHEDULE_BYTES, h);
-    aesgen_memwipe(h, sizeof h);
+    aesgen_wipe16(h);
     key_state *st = (key_state *)(void *)key->opaque;
     st->key_bits = key_bits;
     st->aes = aes;
@@ -180,8 +180,11 @@ static void put_tag(uint8_t *tag, size_t tag_len, const uint8_t y[16], const uin
 {
     uint8_t full[16];
     aesgen_xor_words(full, y, ek0, 16);
-    memcpy(tag, full, tag_len);
-    aesgen_memwipe(full, sizeof full);
+    if (tag_len == 16)
+        memcpy(tag, full, 16); /* a fixed-size copy: one store, no call */
+    else
+        memcpy(tag, full, tag_len);
+    aesgen_wipe16(full);
 }
 
 /* y = GHASH over data (len bytes, the last block zero-padded). */
@@ -513,7 +516,7 @@ int aesgen_gcm_finish(aesgen_gcm_stream *s, uint8_t *tag, size_t tag_len)
     uint8_t full[16];
     final_tag(st, full);
     memcpy(tag, full, tag_len);
-    aesgen_memwipe(full, sizeof full);
+    aesgen_wipe16(full);
     return AESGEN_OK;
 }
 
@@ -532,7 +535,7 @@ int aesgen_gcm_verify(aesgen_gcm_stream *s, const uint8_t *tag, size_t tag_len)
     uint8_t full[16];
     final_tag(st, full);
     const int differs = aesgen_differs_public(full, tag, tag_len);
-    aesgen_memwipe(full, sizeof full);
+    aesgen_wipe16(full);
     return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
 }
 
@@ -598,7 +601,7 @@ static void seal_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8
     memset(text + len, 0, pad16(len) - len); /* keystream past the text: zero padding again */
     kstate(key)->ghash->update(htable(key), y, g, n);
     put_tag(tag, tag_len, y, ek0);
-    aesgen_memwipe(ek0, sizeof ek0);
+    aesgen_wipe16(ek0);
 }
 
 /* The hash of the ciphertext first; the text is decrypted in the staging buffer and
@@ -617,8 +620,8 @@ static int open_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_
     if (!differs && len != 0)
         memcpy(out, text, len);
     aesgen_memwipe(text, pad16(len));
-    aesgen_memwipe(ek0, sizeof ek0);
-    aesgen_memwipe(full, sizeof full);
+    aesgen_wipe16(ek0);
+    aesgen_wipe16(full);
     return differs ? AESGEN_ERR_AUTH : AESGEN_OK;
 }
 
@@ -650,8 +653,8 @@ static void seal_stitched(const aesgen_gcm_key *key, const uint8_t *iv, const ui
     lengths_block(rest + padded, aad_len, len);
     kstate(key)->ghash->update(htable(key), y, rest, padded / 16 + 1);
     put_tag(tag, tag_len, y, ek0);
-    aesgen_memwipe(ek0, sizeof ek0);
-    aesgen_memwipe(y, sizeof y);
+    aesgen_wipe16(ek0);
+    aesgen_wipe16(y);
 }
 
 int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
@@ -694,7 +697,7 @@ int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     uint8_t full[16];
     aesgen_xor_words(full, st.y, st.ek0, 16);
     const int differs = aesgen_differs_public(full, tag, tag_len);
-    aesgen_memwipe(full, sizeof full);
+    aesgen_wipe16(full);
     if (differs) {
         aesgen_memwipe(&st, sizeof st);
         return AESGEN_ERR_AUTH;

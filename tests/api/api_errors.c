@@ -428,4 +428,39 @@ void test_wipe(void)
         CHECK(((volatile uint8_t *)buf)[0] == 0 && memcmp(buf + 1, before + 1, 99) == 0,
               "aesgen_memwipe of one byte");
     }
+    {
+        /* the inline 16-byte wipe of the GCM paths: exactly its 16 bytes */
+        uint8_t w[48];
+        fill(w, sizeof w, 23);
+        uint8_t before[48];
+        memcpy(before, w, sizeof w);
+        aesgen_wipe16(w + 16);
+        CHECK(all_zero_volatile(w + 16, 16, &first) && memcmp(w, before, 16) == 0 &&
+                  memcmp(w + 32, before + 32, 16) == 0,
+              "aesgen_wipe16 did not zero exactly its 16 bytes");
+    }
+}
+
+/* The tag comparison GCM's open and verify return: 1 exactly when some byte of the first
+ * n differs, for every length up to 33 (the 8-byte steps and the byte tail) and every
+ * byte position and bit. */
+void test_differs_public(void)
+{
+    uint8_t a[33], b[33];
+    fill(a, sizeof a, 24);
+    for (size_t n = 0; n <= sizeof a; n++) {
+        memcpy(b, a, sizeof a);
+        CHECK(aesgen_differs_public(a, b, n) == 0, "aesgen_differs_public says %zu equal bytes differ", n);
+        for (size_t i = 0; i < n; i++)
+            for (int bit = 0; bit < 8; bit++) {
+                b[i] ^= (uint8_t)(1u << bit);
+                CHECK(aesgen_differs_public(a, b, n) == 1,
+                      "aesgen_differs_public misses bit %d of byte %zu of %zu", bit, i, n);
+                b[i] ^= (uint8_t)(1u << bit);
+            }
+        if (n < sizeof a) { /* a difference past n is not looked at */
+            b[n] ^= 0xff;
+            CHECK(aesgen_differs_public(a, b, n) == 0, "aesgen_differs_public reads byte %zu of %zu", n, n);
+        }
+    }
 }

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
         test_overlap();
         test_uninitialised();
         test_wipe();
+        test_differs_public();
         test_ctr("automatic");
         test_backends();
         test_internal();

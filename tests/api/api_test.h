@@ -81,6 +81,7 @@ void test_lengths(void);
 void test_overlap(void);
 void test_uninitialised(void);
 void test_wipe(void);
+void test_differs_public(void);
 
 /* api_ctr.c; label / backend: printed with the failures */
 void test_known_answers(const char *label);

@@ -105,14 +105,14 @@ def _reduce(bld: Builder, lo: str, mi: str, hi: str, reduction: str = "shifts") 
 
 def _twist(bld: Builder, b: str) -> str:
     """b * x^-1 in the field, on block integers: b << 1, XOR 0xc2..01 if b's top bit was
-    set; no branch (the bit becomes a mask)."""
+    set; no branch: the bit c itself is the low word's 1, and c << 63, << 62, << 57 the
+    high word's 0xc2 << 56."""
     carry = bld.shr(b, LANE - 1, hint="c")
     shifted = bld.xor(bld.shl(b, 1, hint="sh"), bld.shuffle("unpacklo", 0, carry, LANE, hint="sh"), hint="sh")
-    mask = bld.shuffle("unpackhi", carry, carry, LANE, hint="m")   # the top bit in both lanes
-    for n in (1, 2, 4, 8, 16, 32):
-        mask = bld.or_(mask, bld.shl(mask, n, hint="m"), hint="m")
-    poly = bld.shuffle("unpacklo", 1, POLY_HIGH, LANE, hint="p")   # [1, 0xc2 << 56]
-    return bld.xor(shifted, bld.and_(mask, poly, hint="p"), hint="tw")
+    top = bld.shuffle("unpackhi", carry, carry, LANE, hint="m")    # the top bit in both lanes
+    high = bld.xor(bld.xor(bld.shl(top, 63, hint="m"), bld.shl(top, 62, hint="m"), hint="m"),
+                   bld.shl(top, 57, hint="m"), hint="m")
+    return bld.xor(shifted, bld.shuffle("unpacklo", top, high, LANE, hint="p"), hint="tw")
 
 
 def _check_choices(multiply: str, reduction: str) -> None:
@@ -288,12 +288,15 @@ def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", r
             bld.vst("htable", 16 * powers + 16 * at,
                     bld.shuffle("unpacklo", halves.pop(at), halves.pop(at + half), LANE, hint="hs"))
 
+    # H^k = H^ceil(k/2) * H^floor(k/2), the second twisted: a chain of log2(powers)
+    # products instead of one per power (the set-up runs once per key, and a key per
+    # message is how `openssl speed -aead` and some products use GCM)
     h = bld.bswap(bld.vld("h", 0, hint="hkey"), hint="hkey")
-    tw = _twist(bld, h)
-    store(1, tw)
-    power = h
+    plain, twisted = {1: h}, {1: _twist(bld, h)}
+    store(1, twisted[1])
     for k in range(2, powers + 1):
-        power = _reduce(bld, *_product(bld, power, tw), reduction)
+        plain[k] = _reduce(bld, *_product(bld, plain[(k + 1) // 2], twisted[k // 2]), reduction)
         bld.note(f"H^{k}")
-        store(k, _twist(bld, power))
+        twisted[k] = _twist(bld, plain[k])
+        store(k, twisted[k])
     return prog

@@ -152,7 +152,6 @@ static inline void aesgen_ctr_blocks(uint8_t *out, const uint8_t counter[16], si
     }
 }
 
-/* out = in ^ ks over len bytes, a multiple of 8, eight at a time. */
 /* Zero a 16-byte secret (a tag, E_K(J0), a hash value) in place: one store and a barrier
  * the compiler cannot remove, where aesgen_memwipe is a call through the library's exported
  * symbol and then one into the C library (GCM's short messages make several). */
@@ -166,6 +165,7 @@ static inline void aesgen_wipe16(uint8_t p[16])
 #endif
 }
 
+/* out = in ^ ks over len bytes, a multiple of 8, eight at a time. */
 static inline void aesgen_xor_words(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
 {
     for (size_t i = 0; i < len; i += 8)

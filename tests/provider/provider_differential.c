@@ -701,6 +701,44 @@ static void gcm_sequence(const char *name, const EVP_CIPHER *a, const EVP_CIPHER
     ERR_clear_error();
 }
 
+/* One message on ctx with cipher c and key (NULL: those it has; a cipher makes OpenSSL
+ * start a new provider context, so a new key on the same one comes with c NULL) and iv:
+ * out (100 bytes) and tag. */
+static int gcm_one(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const uint8_t *key, const uint8_t *iv,
+                   const uint8_t *pt, uint8_t *out, uint8_t *tag)
+{
+    int ol = 0, fl = 0;
+    return EVP_EncryptInit_ex2(ctx, c, key, iv, NULL) &&
+           EVP_EncryptUpdate(ctx, out, &ol, pt, 100) && EVP_EncryptFinal_ex(ctx, out + ol, &fl) &&
+           EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+}
+
+/* New keys on one context: while a copy shares its key (the copy keeps the old one) and
+ * once it holds its key alone (set up again in place). */
+static void gcm_rekey(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
+{
+    uint8_t k1[32], k2[32], k3[32], iv[12], pt[100], out[2][4][100], tags[2][4][16];
+    rnd_bytes(k1, 32), rnd_bytes(k2, 32), rnd_bytes(k3, 32), rnd_bytes(iv, 12), rnd_bytes(pt, 100);
+    const EVP_CIPHER *cs[2] = {a, d};
+    for (int k = 0; k < 2; k++) {
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *cp = EVP_CIPHER_CTX_new();
+        int ok = ctx && cp && gcm_one(ctx, cs[k], k1, iv, pt, out[k][0], tags[k][0]) &&
+                 EVP_CIPHER_CTX_copy(cp, ctx) &&
+                 gcm_one(ctx, NULL, k2, iv, pt, out[k][1], tags[k][1]) &&   /* the copy shares k1 */
+                 gcm_one(cp, NULL, NULL, iv, pt, out[k][2], tags[k][2]) &&  /* ... and keeps it */
+                 gcm_one(ctx, NULL, k3, iv, pt, out[k][3], tags[k][3]);     /* ctx alone: in place */
+        CHECK(ok, "%s re-keying (provider %d)", name, k);
+        EVP_CIPHER_CTX_free(ctx), EVP_CIPHER_CTX_free(cp);
+    }
+    CHECK(memcmp(out[0], out[1], sizeof out[0]) == 0 && memcmp(tags[0], tags[1], sizeof tags[0]) == 0,
+          "%s re-keying: aesgen differs from default", name);
+    CHECK(memcmp(out[0][2], out[0][0], 100) == 0 && memcmp(tags[0][2], tags[0][0], 16) == 0,
+          "%s re-keying: the copy lost its key", name);
+    CHECK(memcmp(out[0][1], out[0][0], 100) != 0 && memcmp(out[0][3], out[0][1], 100) != 0,
+          "%s re-keying: a new key gave the same ciphertext", name);
+    ERR_clear_error();
+}
+
 /* Calls refused by both, and the documented differences. */
 static void gcm_refusals(const char *name, const EVP_CIPHER *a, const EVP_CIPHER *d)
 {
@@ -956,6 +994,7 @@ int main(int argc, char **argv)
             uint64_t before = calls(ag);
             gcm_sweep(names[i], a, d, quick);
             gcm_sequence(names[i], a, d);
+            gcm_rekey(names[i], a, d);
             gcm_refusals(names[i], a, d);
             gcm_evp_cipher(names[i], a, d);
             gcm_tls(names[i], a, d);

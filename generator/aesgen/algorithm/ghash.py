@@ -288,15 +288,16 @@ def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", r
             bld.vst("htable", 16 * powers + 16 * at,
                     bld.shuffle("unpacklo", halves.pop(at), halves.pop(at + half), LANE, hint="hs"))
 
-    # H^k = H^ceil(k/2) * H^floor(k/2), the second twisted: a chain of log2(powers)
-    # products instead of one per power (the set-up runs once per key, and a key per
-    # message is how `openssl speed -aead` and some products use GCM)
+    # The product of two twisted values is twisted (a x^-1 * b x^-1 * x, the product's
+    # shift absorbing one x^-1), so twisted H^k = twisted H^ceil(k/2) * twisted
+    # H^floor(k/2): one twist in all, and a chain of log2(powers) products instead of one
+    # per power (the set-up runs once per key, and a key per message is how `openssl
+    # speed -aead` and some products use GCM)
     h = bld.bswap(bld.vld("h", 0, hint="hkey"), hint="hkey")
-    plain, twisted = {1: h}, {1: _twist(bld, h)}
+    twisted = {1: _twist(bld, h)}
     store(1, twisted[1])
     for k in range(2, powers + 1):
-        plain[k] = _reduce(bld, *_product(bld, plain[(k + 1) // 2], twisted[k // 2]), reduction)
-        bld.note(f"H^{k}")
-        twisted[k] = _twist(bld, plain[k])
+        twisted[k] = _reduce(bld, *_product(bld, twisted[(k + 1) // 2], twisted[k // 2]), reduction)
+        bld.note(f"H^{k}, twisted")
         store(k, twisted[k])
     return prog

@@ -35,7 +35,7 @@ typedef struct key_state {
 } key_state;
 
 _Static_assert(sizeof(key_state) <= STATE_BYTES, "GCM key state too large");
-_Static_assert(MAX_TABLE_BYTES >= 2 * 16 * 16, "room for 16 powers of H and their Karatsuba half sums");
+_Static_assert(MAX_TABLE_BYTES >= 24 * 32, "room for 32 powers of H and their packed Karatsuba half sums");
 
 enum { PHASE_AAD, PHASE_TEXT, PHASE_DONE };
 

@@ -302,21 +302,30 @@ int aesgen_ghash_usable(const aesgen_ghash_variant *g)
     return g != NULL && (g->features & ~aesgen_cpu_features()) == 0;
 }
 
-/* GHASH is chosen on its own (a carry-less multiply instruction is constant time
- * whatever the AES backend): the usable one with the lowest rank. */
-const aesgen_ghash_variant *aesgen_pick_ghash_for(uint32_t features, const aesgen_cpu_preference *pref)
+/* The GHASH variant with the lowest rank among those `features` can run and, unless
+ * table is NULL, that write that table layout. */
+static const aesgen_ghash_variant *best_ghash(uint32_t features, const aesgen_cpu_preference *pref,
+                                              const char *table)
 {
     const aesgen_ghash_variant *best = NULL;
     unsigned best_rank = UINT32_MAX;
     for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
         const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
         unsigned rank = aesgen_dispatch_rank(pref, g->backend, g->rank);
-        if ((g->features & ~features) == 0 && rank < best_rank) {
+        if ((g->features & ~features) == 0 && rank < best_rank &&
+            (table == NULL || (g->table != NULL && strcmp(g->table, table) == 0))) {
             best = g;
             best_rank = rank;
         }
     }
     return best;
+}
+
+/* GHASH is chosen on its own (a carry-less multiply instruction is constant time
+ * whatever the AES backend): the usable one with the lowest rank. */
+const aesgen_ghash_variant *aesgen_pick_ghash_for(uint32_t features, const aesgen_cpu_preference *pref)
+{
+    return best_ghash(features, pref, NULL);
 }
 
 const aesgen_ghash_variant *aesgen_pick_ghash(void)
@@ -335,18 +344,8 @@ const aesgen_ghash_variant *aesgen_pick_ghash_stitching(const aesgen_variant *ae
     if (aes == NULL || aes->gcm_table == NULL || best == NULL ||
         (best->table != NULL && strcmp(best->table, aes->gcm_table) == 0))
         return best;
-    const aesgen_cpu_preference *pref = aesgen_cpu_preference_active();
-    const aesgen_ghash_variant *match = NULL;
-    unsigned match_rank = UINT32_MAX;
-    for (size_t i = 0; i < aesgen_ghash_registry_size; i++) {
-        const aesgen_ghash_variant *g = aesgen_ghash_registry[i];
-        unsigned rank = aesgen_dispatch_rank(pref, g->backend, g->rank);
-        if (aesgen_ghash_usable(g) && g->table != NULL && strcmp(g->table, aes->gcm_table) == 0 &&
-            rank < match_rank) {
-            match = g;
-            match_rank = rank;
-        }
-    }
+    const aesgen_ghash_variant *match =
+        best_ghash(aesgen_cpu_features(), aesgen_cpu_preference_active(), aes->gcm_table);
     return match != NULL ? match : best;
 }
 

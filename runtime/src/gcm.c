@@ -175,16 +175,22 @@ static size_t pad16(size_t n)
     return (n + 15) & ~(size_t)15;
 }
 
-/* The tag: the hash XOR E_K(J0), truncated to tag_len bytes. */
-static void put_tag(uint8_t *tag, size_t tag_len, const uint8_t y[16], const uint8_t ek0[16])
+/* tag = the full tag truncated to tag_len bytes; full is wiped. */
+static void copy_tag(uint8_t *tag, size_t tag_len, uint8_t full[16])
 {
-    uint8_t full[16];
-    aesgen_xor_words(full, y, ek0, 16);
     if (tag_len == 16)
         memcpy(tag, full, 16); /* a fixed-size copy: one store, no call */
     else
         memcpy(tag, full, tag_len);
     aesgen_wipe16(full);
+}
+
+/* The tag: the hash XOR E_K(J0), truncated to tag_len bytes. */
+static void put_tag(uint8_t *tag, size_t tag_len, const uint8_t y[16], const uint8_t ek0[16])
+{
+    uint8_t full[16];
+    aesgen_xor_words(full, y, ek0, 16);
+    copy_tag(tag, tag_len, full);
 }
 
 /* y = GHASH over data (len bytes, the last block zero-padded). */
@@ -515,8 +521,7 @@ int aesgen_gcm_finish(aesgen_gcm_stream *s, uint8_t *tag, size_t tag_len)
         return AESGEN_ERR_LENGTH;
     uint8_t full[16];
     final_tag(st, full);
-    memcpy(tag, full, tag_len);
-    aesgen_wipe16(full);
+    copy_tag(tag, tag_len, full);
     return AESGEN_OK;
 }
 

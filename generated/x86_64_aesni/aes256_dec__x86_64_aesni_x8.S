@@ -864,13 +864,10 @@ aesgen_aes256_dec__x86_64_aesni_x8_xts:
 	pxor %xmm9, %xmm7
 	pxor %xmm11, %xmm7
 	movdqa %xmm8, %xmm9
-	psrlq $56, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	psllq $8, %xmm8
+	psrldq $15, %xmm9
+	pclmulqdq $0, .Lconst(%rip), %xmm9  # the top 8 bits times 0x87
+	pslldq $1, %xmm8
 	pxor %xmm9, %xmm8
-	pxor %xmm10, %xmm8
 	movdqu 16(%rdi), %xmm11  # stream k1
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1

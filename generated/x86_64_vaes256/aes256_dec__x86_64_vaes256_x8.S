@@ -820,12 +820,10 @@ aesgen_aes256_dec__x86_64_vaes256_x8_xts:
 	vpxor 96(%rdx), %ymm3, %ymm9
 	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
 	vpxor %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm4
+	vpsrldq $15, %ymm8, %ymm9
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm4
 	vpxor %ymm9, %ymm4, %ymm4
-	vpxor %ymm10, %ymm4, %ymm4
 	vpxor 128(%rdx), %ymm4, %ymm9
 	vmovdqu %ymm4, 128(%rsi)  # parked until the final round
 	vpxor %ymm11, %ymm9, %ymm4
@@ -856,12 +854,10 @@ aesgen_aes256_dec__x86_64_vaes256_x8_xts:
 	vpxor 224(%rdx), %ymm7, %ymm9
 	vmovdqu %ymm7, 224(%rsi)  # parked until the final round
 	vpxor %ymm11, %ymm9, %ymm7
-	vpsrlq $48, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $16, %ymm8, %ymm8
+	vpsrldq $14, %ymm8, %ymm9
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm9, %ymm9  # the top 16 bits times 0x87
+	vpslldq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	vpxor %ymm10, %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
@@ -1040,12 +1036,10 @@ aesgen_aes256_dec__x86_64_vaes256_x8_xts:
 	vpxor 96(%rdx), %ymm3, %ymm9
 	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
 	vpxor %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm8
+	vpsrldq $15, %ymm8, %ymm9
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	vpxor %ymm10, %ymm8, %ymm8
 	vbroadcasti128 16(%rdi), %ymm11  # stream k1
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1

@@ -11,7 +11,7 @@
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
  * cbc: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
- * xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers.
+ * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 

@@ -12,7 +12,7 @@
  * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
- * xts: resident: all 11 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 22 of 32 registers.
+ * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.

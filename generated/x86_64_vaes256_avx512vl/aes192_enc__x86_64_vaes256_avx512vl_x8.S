@@ -12,7 +12,7 @@
  * ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers.
  * ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 32 registers.
- * xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers.
+ * xts: resident: all 13 round keys resident; 8 data, 8 loop-carried, 1 temporary; 30 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 13 round keys resident; 8 data, 0 loop-carried, 1 temporary; 22 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 13 round keys resident; 4 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
@@ -720,7 +720,7 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc, .-aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc
 
-/* xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers; 192 AES instructions. */
+/* xts: resident: all 13 round keys resident; 8 data, 8 loop-carried, 1 temporary; 30 of 32 registers; 192 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts
 	.hidden aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts
 	.type aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts, @function
@@ -728,142 +728,77 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_cbc:
 aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm11  # k0
-	vbroadcasti32x4 16(%rdi), %ymm12  # k1
-	vbroadcasti32x4 32(%rdi), %ymm13  # k2
-	vbroadcasti32x4 48(%rdi), %ymm14  # k3
-	vbroadcasti32x4 64(%rdi), %ymm15  # k4
-	vbroadcasti32x4 80(%rdi), %ymm16  # k5
-	vbroadcasti32x4 96(%rdi), %ymm17  # k6
-	vbroadcasti32x4 112(%rdi), %ymm18  # k7
-	vbroadcasti32x4 128(%rdi), %ymm19  # k8
-	vbroadcasti32x4 144(%rdi), %ymm20  # k9
-	vbroadcasti32x4 160(%rdi), %ymm21  # k10
-	vbroadcasti32x4 176(%rdi), %ymm22  # k11
-	vbroadcasti32x4 192(%rdi), %ymm23  # k12
+	vbroadcasti32x4 (%rdi), %ymm17  # k0
+	vbroadcasti32x4 16(%rdi), %ymm18  # k1
+	vbroadcasti32x4 32(%rdi), %ymm19  # k2
+	vbroadcasti32x4 48(%rdi), %ymm20  # k3
+	vbroadcasti32x4 64(%rdi), %ymm21  # k4
+	vbroadcasti32x4 80(%rdi), %ymm22  # k5
+	vbroadcasti32x4 96(%rdi), %ymm23  # k6
+	vbroadcasti32x4 112(%rdi), %ymm24  # k7
+	vbroadcasti32x4 128(%rdi), %ymm25  # k8
+	vbroadcasti32x4 144(%rdi), %ymm26  # k9
+	vbroadcasti32x4 160(%rdi), %ymm27  # k10
+	vbroadcasti32x4 176(%rdi), %ymm28  # k11
+	vbroadcasti32x4 192(%rdi), %ymm29  # k12
 	vmovq (%r8), %xmm8  # the first block's tweak
 	vmovhps 8(%r8), %xmm8, %xmm8
-	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllvq .Lconst+832(%rip), %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	cmpq $16, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+832(%rip), %ymm8, %ymm11
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm11
+	vpsrlvq .Lconst+896(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+960(%rip), %ymm8, %ymm10
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm10
+	vpsrlvq .Lconst+1024(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1088(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+1152(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1216(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_loop:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
-	vpxorq 64(%rdx), %ymm2, %ymm9
-	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
-	vpxorq 96(%rdx), %ymm3, %ymm9
-	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm4
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm4
-	vpxorq 128(%rdx), %ymm4, %ymm9
-	vmovdqu64 %ymm4, 128(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm4
-	vpsrlq $54, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $10, %ymm8, %ymm5
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm5
-	vpxorq 160(%rdx), %ymm5, %ymm9
-	vmovdqu64 %ymm5, 160(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm5
-	vpsrlq $52, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $12, %ymm8, %ymm6
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm6
-	vpxorq 192(%rdx), %ymm6, %ymm9
-	vmovdqu64 %ymm6, 192(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm6
-	vpsrlq $50, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $14, %ymm8, %ymm7
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm7
-	vpxorq 224(%rdx), %ymm7, %ymm9
-	vmovdqu64 %ymm7, 224(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm7
-	vpsrlq $48, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $16, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm2, %ymm2
-	vaesenc %ymm13, %ymm3, %ymm3
-	vaesenc %ymm13, %ymm4, %ymm4
-	vaesenc %ymm13, %ymm5, %ymm5
-	vaesenc %ymm13, %ymm6, %ymm6
-	vaesenc %ymm13, %ymm7, %ymm7
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm2, %ymm2
-	vaesenc %ymm14, %ymm3, %ymm3
-	vaesenc %ymm14, %ymm4, %ymm4
-	vaesenc %ymm14, %ymm5, %ymm5
-	vaesenc %ymm14, %ymm6, %ymm6
-	vaesenc %ymm14, %ymm7, %ymm7
-	vaesenc %ymm15, %ymm0, %ymm0
-	vaesenc %ymm15, %ymm1, %ymm1
-	vaesenc %ymm15, %ymm2, %ymm2
-	vaesenc %ymm15, %ymm3, %ymm3
-	vaesenc %ymm15, %ymm4, %ymm4
-	vaesenc %ymm15, %ymm5, %ymm5
-	vaesenc %ymm15, %ymm6, %ymm6
-	vaesenc %ymm15, %ymm7, %ymm7
-	vaesenc %ymm16, %ymm0, %ymm0
-	vaesenc %ymm16, %ymm1, %ymm1
-	vaesenc %ymm16, %ymm2, %ymm2
-	vaesenc %ymm16, %ymm3, %ymm3
-	vaesenc %ymm16, %ymm4, %ymm4
-	vaesenc %ymm16, %ymm5, %ymm5
-	vaesenc %ymm16, %ymm6, %ymm6
-	vaesenc %ymm16, %ymm7, %ymm7
-	vaesenc %ymm17, %ymm0, %ymm0
-	vaesenc %ymm17, %ymm1, %ymm1
-	vaesenc %ymm17, %ymm2, %ymm2
-	vaesenc %ymm17, %ymm3, %ymm3
-	vaesenc %ymm17, %ymm4, %ymm4
-	vaesenc %ymm17, %ymm5, %ymm5
-	vaesenc %ymm17, %ymm6, %ymm6
-	vaesenc %ymm17, %ymm7, %ymm7
+	vpsrldq $15, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm12
+	vpxorq %ymm16, %ymm12, %ymm12
+	vpsrldq $15, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm9, %ymm13
+	vpxorq %ymm16, %ymm13, %ymm13
+	vpsrldq $15, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm10, %ymm14
+	vpxorq %ymm16, %ymm14, %ymm14
+	vpsrldq $15, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm11, %ymm15
+	vpxorq %ymm16, %ymm15, %ymm15
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
+	vmovdqu64 64(%rdx), %ymm2
+	vpternlogq $0x96, %ymm17, %ymm10, %ymm2
+	vmovdqu64 96(%rdx), %ymm3
+	vpternlogq $0x96, %ymm17, %ymm11, %ymm3
+	vmovdqu64 128(%rdx), %ymm4
+	vpternlogq $0x96, %ymm17, %ymm12, %ymm4
+	vmovdqu64 160(%rdx), %ymm5
+	vpternlogq $0x96, %ymm17, %ymm13, %ymm5
+	vmovdqu64 192(%rdx), %ymm6
+	vpternlogq $0x96, %ymm17, %ymm14, %ymm6
+	vmovdqu64 224(%rdx), %ymm7
+	vpternlogq $0x96, %ymm17, %ymm15, %ymm7
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm18, %ymm1, %ymm1
 	vaesenc %ymm18, %ymm2, %ymm2
@@ -904,22 +839,86 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vaesenc %ymm22, %ymm5, %ymm5
 	vaesenc %ymm22, %ymm6, %ymm6
 	vaesenc %ymm22, %ymm7, %ymm7
-	vpxorq (%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
-	vpxorq 64(%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm3, %ymm3
-	vpxorq 128(%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm4, %ymm4
-	vpxorq 160(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm5, %ymm5
-	vpxorq 192(%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm6, %ymm6
-	vpxorq 224(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm7, %ymm7
+	vaesenc %ymm23, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm2, %ymm2
+	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm23, %ymm4, %ymm4
+	vaesenc %ymm23, %ymm5, %ymm5
+	vaesenc %ymm23, %ymm6, %ymm6
+	vaesenc %ymm23, %ymm7, %ymm7
+	vaesenc %ymm24, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm24, %ymm3, %ymm3
+	vaesenc %ymm24, %ymm4, %ymm4
+	vaesenc %ymm24, %ymm5, %ymm5
+	vaesenc %ymm24, %ymm6, %ymm6
+	vaesenc %ymm24, %ymm7, %ymm7
+	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm25, %ymm2, %ymm2
+	vaesenc %ymm25, %ymm3, %ymm3
+	vaesenc %ymm25, %ymm4, %ymm4
+	vaesenc %ymm25, %ymm5, %ymm5
+	vaesenc %ymm25, %ymm6, %ymm6
+	vaesenc %ymm25, %ymm7, %ymm7
+	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm2, %ymm2
+	vaesenc %ymm26, %ymm3, %ymm3
+	vaesenc %ymm26, %ymm4, %ymm4
+	vaesenc %ymm26, %ymm5, %ymm5
+	vaesenc %ymm26, %ymm6, %ymm6
+	vaesenc %ymm26, %ymm7, %ymm7
+	vaesenc %ymm27, %ymm0, %ymm0
+	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm27, %ymm2, %ymm2
+	vaesenc %ymm27, %ymm3, %ymm3
+	vaesenc %ymm27, %ymm4, %ymm4
+	vaesenc %ymm27, %ymm5, %ymm5
+	vaesenc %ymm27, %ymm6, %ymm6
+	vaesenc %ymm27, %ymm7, %ymm7
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm2, %ymm2
+	vaesenc %ymm28, %ymm3, %ymm3
+	vaesenc %ymm28, %ymm4, %ymm4
+	vaesenc %ymm28, %ymm5, %ymm5
+	vaesenc %ymm28, %ymm6, %ymm6
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq %ymm29, %ymm8, %ymm16
+	vaesenclast %ymm16, %ymm0, %ymm0
+	vpsrldq $14, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm8, %ymm8
+	vpxorq %ymm16, %ymm8, %ymm8
+	vpxorq %ymm29, %ymm9, %ymm16
+	vaesenclast %ymm16, %ymm1, %ymm1
+	vpsrldq $14, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm9, %ymm9
+	vpxorq %ymm16, %ymm9, %ymm9
+	vpxorq %ymm29, %ymm10, %ymm16
+	vaesenclast %ymm16, %ymm2, %ymm2
+	vpsrldq $14, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm10, %ymm10
+	vpxorq %ymm16, %ymm10, %ymm10
+	vpxorq %ymm29, %ymm11, %ymm16
+	vaesenclast %ymm16, %ymm3, %ymm3
+	vpsrldq $14, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm11, %ymm11
+	vpxorq %ymm16, %ymm11, %ymm11
+	vpxorq %ymm29, %ymm12, %ymm16
+	vaesenclast %ymm16, %ymm4, %ymm4
+	vpxorq %ymm29, %ymm13, %ymm16
+	vaesenclast %ymm16, %ymm5, %ymm5
+	vpxorq %ymm29, %ymm14, %ymm16
+	vaesenclast %ymm16, %ymm6, %ymm6
+	vpxorq %ymm29, %ymm15, %ymm16
+	vaesenclast %ymm16, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -936,63 +935,36 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4:
 	cmpq $8, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+832(%rip), %ymm8, %ymm11
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm11
+	vpsrlvq .Lconst+896(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+960(%rip), %ymm8, %ymm10
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm10
+	vpsrlvq .Lconst+1024(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1088(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+1152(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1216(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors4:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
-	vpxorq 64(%rdx), %ymm2, %ymm9
-	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
-	vpxorq 96(%rdx), %ymm3, %ymm9
-	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm2, %ymm2
-	vaesenc %ymm13, %ymm3, %ymm3
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm2, %ymm2
-	vaesenc %ymm14, %ymm3, %ymm3
-	vaesenc %ymm15, %ymm0, %ymm0
-	vaesenc %ymm15, %ymm1, %ymm1
-	vaesenc %ymm15, %ymm2, %ymm2
-	vaesenc %ymm15, %ymm3, %ymm3
-	vaesenc %ymm16, %ymm0, %ymm0
-	vaesenc %ymm16, %ymm1, %ymm1
-	vaesenc %ymm16, %ymm2, %ymm2
-	vaesenc %ymm16, %ymm3, %ymm3
-	vaesenc %ymm17, %ymm0, %ymm0
-	vaesenc %ymm17, %ymm1, %ymm1
-	vaesenc %ymm17, %ymm2, %ymm2
-	vaesenc %ymm17, %ymm3, %ymm3
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
+	vmovdqu64 64(%rdx), %ymm2
+	vpternlogq $0x96, %ymm17, %ymm10, %ymm2
+	vmovdqu64 96(%rdx), %ymm3
+	vpternlogq $0x96, %ymm17, %ymm11, %ymm3
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm18, %ymm1, %ymm1
 	vaesenc %ymm18, %ymm2, %ymm2
@@ -1013,14 +985,54 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vaesenc %ymm22, %ymm1, %ymm1
 	vaesenc %ymm22, %ymm2, %ymm2
 	vaesenc %ymm22, %ymm3, %ymm3
-	vpxorq (%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
-	vpxorq 64(%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm3, %ymm3
+	vaesenc %ymm23, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm2, %ymm2
+	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm24, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm24, %ymm3, %ymm3
+	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm25, %ymm2, %ymm2
+	vaesenc %ymm25, %ymm3, %ymm3
+	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm2, %ymm2
+	vaesenc %ymm26, %ymm3, %ymm3
+	vaesenc %ymm27, %ymm0, %ymm0
+	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm27, %ymm2, %ymm2
+	vaesenc %ymm27, %ymm3, %ymm3
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm2, %ymm2
+	vaesenc %ymm28, %ymm3, %ymm3
+	vpxorq %ymm29, %ymm8, %ymm16
+	vaesenclast %ymm16, %ymm0, %ymm0
+	vpsrldq $15, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm8
+	vpxorq %ymm16, %ymm8, %ymm8
+	vpxorq %ymm29, %ymm9, %ymm16
+	vaesenclast %ymm16, %ymm1, %ymm1
+	vpsrldq $15, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm9, %ymm9
+	vpxorq %ymm16, %ymm9, %ymm9
+	vpxorq %ymm29, %ymm10, %ymm16
+	vaesenclast %ymm16, %ymm2, %ymm2
+	vpsrldq $15, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm10, %ymm10
+	vpxorq %ymm16, %ymm10, %ymm10
+	vpxorq %ymm29, %ymm11, %ymm16
+	vaesenclast %ymm16, %ymm3, %ymm3
+	vpsrldq $15, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm11, %ymm11
+	vpxorq %ymm16, %ymm11, %ymm11
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -1033,35 +1045,22 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2:
 	cmpq $4, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+1024(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1088(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+1152(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1216(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vectors2:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vaesenc %ymm15, %ymm0, %ymm0
-	vaesenc %ymm15, %ymm1, %ymm1
-	vaesenc %ymm16, %ymm0, %ymm0
-	vaesenc %ymm16, %ymm1, %ymm1
-	vaesenc %ymm17, %ymm0, %ymm0
-	vaesenc %ymm17, %ymm1, %ymm1
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm18, %ymm1, %ymm1
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -1072,12 +1071,34 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	vaesenc %ymm21, %ymm1, %ymm1
 	vaesenc %ymm22, %ymm0, %ymm0
 	vaesenc %ymm22, %ymm1, %ymm1
-	vpxorq (%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm23, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
+	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm27, %ymm0, %ymm0
+	vaesenc %ymm27, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
+	vpxorq %ymm29, %ymm8, %ymm16
+	vaesenclast %ymm16, %ymm0, %ymm0
+	vpxorq %ymm29, %ymm9, %ymm16
+	vaesenclast %ymm16, %ymm1, %ymm1
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
+	vpsrlq $60, %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $4, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
+	vpsrlq $60, %ymm9, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $4, %ymm9, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
 	addq $64, %rdx
 	addq $64, %rsi
 	subq $4, %rcx
@@ -1086,29 +1107,34 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_tail_block
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+1152(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1216(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_vector:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm15, %ymm0, %ymm0
-	vaesenc %ymm16, %ymm0, %ymm0
-	vaesenc %ymm17, %ymm0, %ymm0
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm19, %ymm0, %ymm0
 	vaesenc %ymm20, %ymm0, %ymm0
 	vaesenc %ymm21, %ymm0, %ymm0
 	vaesenc %ymm22, %ymm0, %ymm0
-	vpxorq (%rsi), %ymm23, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm0, %ymm0
+	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm27, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm0, %ymm0
+	vpxorq %ymm29, %ymm8, %ymm16
+	vaesenclast %ymm16, %ymm0, %ymm0
 	vmovdqu64 %ymm0, (%rsi)
+	vpsrlq $62, %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $2, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 	addq $32, %rdx
 	addq $32, %rsi
 	subq $2, %rcx
@@ -1118,28 +1144,27 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts:
 	testq %rcx, %rcx
 	jz .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_done
 .Laesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_xts_block:
-	vpxorq (%rdx), %xmm8, %xmm0
-	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
-	vpxorq %xmm11, %xmm0, %xmm0
-	vpsrlq $63, %xmm8, %xmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
-	vpslldq $8, %xmm9, %xmm9
-	vpsllq $1, %xmm8, %xmm8
-	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
-	vaesenc %xmm12, %xmm0, %xmm0
-	vaesenc %xmm13, %xmm0, %xmm0
-	vaesenc %xmm14, %xmm0, %xmm0
-	vaesenc %xmm15, %xmm0, %xmm0
-	vaesenc %xmm16, %xmm0, %xmm0
-	vaesenc %xmm17, %xmm0, %xmm0
+	vmovdqu64 (%rdx), %xmm0
+	vpternlogq $0x96, %xmm17, %xmm8, %xmm0
 	vaesenc %xmm18, %xmm0, %xmm0
 	vaesenc %xmm19, %xmm0, %xmm0
 	vaesenc %xmm20, %xmm0, %xmm0
 	vaesenc %xmm21, %xmm0, %xmm0
 	vaesenc %xmm22, %xmm0, %xmm0
-	vpxorq (%rsi), %xmm23, %xmm9
-	vaesenclast %xmm9, %xmm0, %xmm0
+	vaesenc %xmm23, %xmm0, %xmm0
+	vaesenc %xmm24, %xmm0, %xmm0
+	vaesenc %xmm25, %xmm0, %xmm0
+	vaesenc %xmm26, %xmm0, %xmm0
+	vaesenc %xmm27, %xmm0, %xmm0
+	vaesenc %xmm28, %xmm0, %xmm0
+	vpxorq %xmm29, %xmm8, %xmm16
+	vaesenclast %xmm16, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
+	vpsrlq $63, %xmm8, %xmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %xmm16, %xmm0  # the top half's carries times 0x87
+	vpslldq $8, %xmm16, %xmm16
+	vpsllq $1, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm0, %xmm16, %xmm8
 	addq $16, %rdx
 	addq $16, %rsi
 	subq $1, %rcx
@@ -1924,13 +1949,13 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
 	vaesenc %ymm28, %ymm7, %ymm7
 	vaesenc %ymm29, %ymm0, %ymm0
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
 	vaesenc %ymm29, %ymm1, %ymm1
 	vpxorq %ymm11, %ymm10, %ymm10
 	vaesenc %ymm29, %ymm2, %ymm2
 	vpshufd $78, %ymm10, %ymm11
 	vaesenc %ymm29, %ymm3, %ymm3
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
 	vaesenc %ymm29, %ymm4, %ymm4
 	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
 	vaesenc %ymm29, %ymm5, %ymm5
@@ -2039,10 +2064,10 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	vpternlogq $0x96, %ymm11, %ymm13, %ymm10
 	vpshufd $78, %ymm11, %ymm13
 	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
 	vpxorq %ymm11, %ymm10, %ymm10
 	vpshufd $78, %ymm10, %ymm11
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
 	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
 	vextracti32x4 $1, %ymm12, %xmm10  # sum the blocks
 	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
@@ -2262,13 +2287,13 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
 	vaesenc %ymm28, %ymm7, %ymm7
 	vaesenc %ymm29, %ymm0, %ymm0
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
 	vaesenc %ymm29, %ymm1, %ymm1
 	vpxorq %ymm11, %ymm10, %ymm10
 	vaesenc %ymm29, %ymm2, %ymm2
 	vpshufd $78, %ymm10, %ymm11
 	vaesenc %ymm29, %ymm3, %ymm3
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
 	vaesenc %ymm29, %ymm4, %ymm4
 	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
 	vaesenc %ymm29, %ymm5, %ymm5
@@ -2371,14 +2396,44 @@ aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# lane l: shift right by 64 - l
-	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (6 + l)
+	.byte 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# XTS reduction: x^128 = 0x87, in the low half of every lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 6 + l
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (4 + l)
+	.byte 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 4 + l
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (2 + l)
+	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 2 + l
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# lane l: shift left by l

@@ -11,7 +11,7 @@
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
  * cbc: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
- * xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers.
+ * xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 132 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -709,7 +709,7 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_cbc, .-aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_cbc
 
-/* xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers; 224 AES instructions. */
+/* xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts
 	.hidden aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts
 	.type aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts, @function
@@ -717,144 +717,79 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_cbc:
 aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm11  # k0
-	vbroadcasti32x4 16(%rdi), %ymm12  # k1
-	vbroadcasti32x4 32(%rdi), %ymm13  # k2
-	vbroadcasti32x4 48(%rdi), %ymm14  # k3
-	vbroadcasti32x4 64(%rdi), %ymm15  # k4
-	vbroadcasti32x4 80(%rdi), %ymm16  # k5
-	vbroadcasti32x4 96(%rdi), %ymm17  # k6
-	vbroadcasti32x4 112(%rdi), %ymm18  # k7
-	vbroadcasti32x4 128(%rdi), %ymm19  # k8
-	vbroadcasti32x4 144(%rdi), %ymm20  # k9
-	vbroadcasti32x4 160(%rdi), %ymm21  # k10
-	vbroadcasti32x4 176(%rdi), %ymm22  # k11
-	vbroadcasti32x4 192(%rdi), %ymm23  # k12
-	vbroadcasti32x4 208(%rdi), %ymm24  # k13
-	vbroadcasti32x4 224(%rdi), %ymm25  # k14
+	vbroadcasti32x4 (%rdi), %ymm17  # k0
+	vbroadcasti32x4 16(%rdi), %ymm18  # k1
+	vbroadcasti32x4 32(%rdi), %ymm19  # k2
+	vbroadcasti32x4 48(%rdi), %ymm20  # k3
+	vbroadcasti32x4 64(%rdi), %ymm21  # k4
+	vbroadcasti32x4 80(%rdi), %ymm22  # k5
+	vbroadcasti32x4 96(%rdi), %ymm23  # k6
+	vbroadcasti32x4 112(%rdi), %ymm24  # k7
+	vbroadcasti32x4 128(%rdi), %ymm25  # k8
+	vbroadcasti32x4 144(%rdi), %ymm26  # k9
+	vbroadcasti32x4 160(%rdi), %ymm27  # k10
+	vbroadcasti32x4 176(%rdi), %ymm28  # k11
+	vbroadcasti32x4 192(%rdi), %ymm29  # k12
+	vbroadcasti32x4 208(%rdi), %ymm30  # k13
+	vbroadcasti32x4 224(%rdi), %ymm31  # k14
 	vmovq (%r8), %xmm8  # the first block's tweak
 	vmovhps 8(%r8), %xmm8, %xmm8
-	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpsrlvq .Lconst(%rip), %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllvq .Lconst+128(%rip), %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+128(%rip), %ymm8, %ymm11
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm11
+	vpsrlvq .Lconst+192(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+256(%rip), %ymm8, %ymm10
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm10
+	vpsrlvq .Lconst+320(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+384(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+448(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+512(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_loop:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
-	vpxorq 64(%rdx), %ymm2, %ymm9
-	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
-	vpxorq 96(%rdx), %ymm3, %ymm9
-	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm4
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm4
-	vpxorq 128(%rdx), %ymm4, %ymm9
-	vmovdqu64 %ymm4, 128(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm4
-	vpsrlq $54, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $10, %ymm8, %ymm5
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm5
-	vpxorq 160(%rdx), %ymm5, %ymm9
-	vmovdqu64 %ymm5, 160(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm5
-	vpsrlq $52, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $12, %ymm8, %ymm6
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm6
-	vpxorq 192(%rdx), %ymm6, %ymm9
-	vmovdqu64 %ymm6, 192(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm6
-	vpsrlq $50, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $14, %ymm8, %ymm7
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm7
-	vpxorq 224(%rdx), %ymm7, %ymm9
-	vmovdqu64 %ymm7, 224(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm7
-	vpsrlq $48, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $16, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm12, %ymm4, %ymm4
-	vaesdec %ymm12, %ymm5, %ymm5
-	vaesdec %ymm12, %ymm6, %ymm6
-	vaesdec %ymm12, %ymm7, %ymm7
-	vaesdec %ymm13, %ymm0, %ymm0
-	vaesdec %ymm13, %ymm1, %ymm1
-	vaesdec %ymm13, %ymm2, %ymm2
-	vaesdec %ymm13, %ymm3, %ymm3
-	vaesdec %ymm13, %ymm4, %ymm4
-	vaesdec %ymm13, %ymm5, %ymm5
-	vaesdec %ymm13, %ymm6, %ymm6
-	vaesdec %ymm13, %ymm7, %ymm7
-	vaesdec %ymm14, %ymm0, %ymm0
-	vaesdec %ymm14, %ymm1, %ymm1
-	vaesdec %ymm14, %ymm2, %ymm2
-	vaesdec %ymm14, %ymm3, %ymm3
-	vaesdec %ymm14, %ymm4, %ymm4
-	vaesdec %ymm14, %ymm5, %ymm5
-	vaesdec %ymm14, %ymm6, %ymm6
-	vaesdec %ymm14, %ymm7, %ymm7
-	vaesdec %ymm15, %ymm0, %ymm0
-	vaesdec %ymm15, %ymm1, %ymm1
-	vaesdec %ymm15, %ymm2, %ymm2
-	vaesdec %ymm15, %ymm3, %ymm3
-	vaesdec %ymm15, %ymm4, %ymm4
-	vaesdec %ymm15, %ymm5, %ymm5
-	vaesdec %ymm15, %ymm6, %ymm6
-	vaesdec %ymm15, %ymm7, %ymm7
-	vaesdec %ymm16, %ymm0, %ymm0
-	vaesdec %ymm16, %ymm1, %ymm1
-	vaesdec %ymm16, %ymm2, %ymm2
-	vaesdec %ymm16, %ymm3, %ymm3
-	vaesdec %ymm16, %ymm4, %ymm4
-	vaesdec %ymm16, %ymm5, %ymm5
-	vaesdec %ymm16, %ymm6, %ymm6
-	vaesdec %ymm16, %ymm7, %ymm7
-	vaesdec %ymm17, %ymm0, %ymm0
-	vaesdec %ymm17, %ymm1, %ymm1
-	vaesdec %ymm17, %ymm2, %ymm2
-	vaesdec %ymm17, %ymm3, %ymm3
-	vaesdec %ymm17, %ymm4, %ymm4
-	vaesdec %ymm17, %ymm5, %ymm5
-	vaesdec %ymm17, %ymm6, %ymm6
-	vaesdec %ymm17, %ymm7, %ymm7
+	vpsrldq $15, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm12
+	vpxorq %ymm16, %ymm12, %ymm12
+	vpsrldq $15, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm9, %ymm13
+	vpxorq %ymm16, %ymm13, %ymm13
+	vpsrldq $15, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm10, %ymm14
+	vpxorq %ymm16, %ymm14, %ymm14
+	vpsrldq $15, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm11, %ymm15
+	vpxorq %ymm16, %ymm15, %ymm15
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
+	vmovdqu64 64(%rdx), %ymm2
+	vpternlogq $0x96, %ymm17, %ymm10, %ymm2
+	vmovdqu64 96(%rdx), %ymm3
+	vpternlogq $0x96, %ymm17, %ymm11, %ymm3
+	vmovdqu64 128(%rdx), %ymm4
+	vpternlogq $0x96, %ymm17, %ymm12, %ymm4
+	vmovdqu64 160(%rdx), %ymm5
+	vpternlogq $0x96, %ymm17, %ymm13, %ymm5
+	vmovdqu64 192(%rdx), %ymm6
+	vpternlogq $0x96, %ymm17, %ymm14, %ymm6
+	vmovdqu64 224(%rdx), %ymm7
+	vpternlogq $0x96, %ymm17, %ymm15, %ymm7
 	vaesdec %ymm18, %ymm0, %ymm0
 	vaesdec %ymm18, %ymm1, %ymm1
 	vaesdec %ymm18, %ymm2, %ymm2
@@ -911,22 +846,86 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vaesdec %ymm24, %ymm5, %ymm5
 	vaesdec %ymm24, %ymm6, %ymm6
 	vaesdec %ymm24, %ymm7, %ymm7
-	vpxorq (%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm1, %ymm1
-	vpxorq 64(%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm3, %ymm3
-	vpxorq 128(%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm4, %ymm4
-	vpxorq 160(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm5, %ymm5
-	vpxorq 192(%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm6, %ymm6
-	vpxorq 224(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm7, %ymm7
+	vaesdec %ymm25, %ymm0, %ymm0
+	vaesdec %ymm25, %ymm1, %ymm1
+	vaesdec %ymm25, %ymm2, %ymm2
+	vaesdec %ymm25, %ymm3, %ymm3
+	vaesdec %ymm25, %ymm4, %ymm4
+	vaesdec %ymm25, %ymm5, %ymm5
+	vaesdec %ymm25, %ymm6, %ymm6
+	vaesdec %ymm25, %ymm7, %ymm7
+	vaesdec %ymm26, %ymm0, %ymm0
+	vaesdec %ymm26, %ymm1, %ymm1
+	vaesdec %ymm26, %ymm2, %ymm2
+	vaesdec %ymm26, %ymm3, %ymm3
+	vaesdec %ymm26, %ymm4, %ymm4
+	vaesdec %ymm26, %ymm5, %ymm5
+	vaesdec %ymm26, %ymm6, %ymm6
+	vaesdec %ymm26, %ymm7, %ymm7
+	vaesdec %ymm27, %ymm0, %ymm0
+	vaesdec %ymm27, %ymm1, %ymm1
+	vaesdec %ymm27, %ymm2, %ymm2
+	vaesdec %ymm27, %ymm3, %ymm3
+	vaesdec %ymm27, %ymm4, %ymm4
+	vaesdec %ymm27, %ymm5, %ymm5
+	vaesdec %ymm27, %ymm6, %ymm6
+	vaesdec %ymm27, %ymm7, %ymm7
+	vaesdec %ymm28, %ymm0, %ymm0
+	vaesdec %ymm28, %ymm1, %ymm1
+	vaesdec %ymm28, %ymm2, %ymm2
+	vaesdec %ymm28, %ymm3, %ymm3
+	vaesdec %ymm28, %ymm4, %ymm4
+	vaesdec %ymm28, %ymm5, %ymm5
+	vaesdec %ymm28, %ymm6, %ymm6
+	vaesdec %ymm28, %ymm7, %ymm7
+	vaesdec %ymm29, %ymm0, %ymm0
+	vaesdec %ymm29, %ymm1, %ymm1
+	vaesdec %ymm29, %ymm2, %ymm2
+	vaesdec %ymm29, %ymm3, %ymm3
+	vaesdec %ymm29, %ymm4, %ymm4
+	vaesdec %ymm29, %ymm5, %ymm5
+	vaesdec %ymm29, %ymm6, %ymm6
+	vaesdec %ymm29, %ymm7, %ymm7
+	vaesdec %ymm30, %ymm0, %ymm0
+	vaesdec %ymm30, %ymm1, %ymm1
+	vaesdec %ymm30, %ymm2, %ymm2
+	vaesdec %ymm30, %ymm3, %ymm3
+	vaesdec %ymm30, %ymm4, %ymm4
+	vaesdec %ymm30, %ymm5, %ymm5
+	vaesdec %ymm30, %ymm6, %ymm6
+	vaesdec %ymm30, %ymm7, %ymm7
+	vpxorq %ymm31, %ymm8, %ymm16
+	vaesdeclast %ymm16, %ymm0, %ymm0
+	vpsrldq $14, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm8, %ymm8
+	vpxorq %ymm16, %ymm8, %ymm8
+	vpxorq %ymm31, %ymm9, %ymm16
+	vaesdeclast %ymm16, %ymm1, %ymm1
+	vpsrldq $14, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm9, %ymm9
+	vpxorq %ymm16, %ymm9, %ymm9
+	vpxorq %ymm31, %ymm10, %ymm16
+	vaesdeclast %ymm16, %ymm2, %ymm2
+	vpsrldq $14, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm10, %ymm10
+	vpxorq %ymm16, %ymm10, %ymm10
+	vpxorq %ymm31, %ymm11, %ymm16
+	vaesdeclast %ymm16, %ymm3, %ymm3
+	vpsrldq $14, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm11, %ymm11
+	vpxorq %ymm16, %ymm11, %ymm11
+	vpxorq %ymm31, %ymm12, %ymm16
+	vaesdeclast %ymm16, %ymm4, %ymm4
+	vpxorq %ymm31, %ymm13, %ymm16
+	vaesdeclast %ymm16, %ymm5, %ymm5
+	vpxorq %ymm31, %ymm14, %ymm16
+	vaesdeclast %ymm16, %ymm6, %ymm6
+	vpxorq %ymm31, %ymm15, %ymm16
+	vaesdeclast %ymm16, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -943,63 +942,36 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors4:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+128(%rip), %ymm8, %ymm11
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm11
+	vpsrlvq .Lconst+192(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+256(%rip), %ymm8, %ymm10
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm10
+	vpsrlvq .Lconst+320(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+384(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+448(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+512(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_vectors4:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm2
-	vpxorq 64(%rdx), %ymm2, %ymm9
-	vmovdqu64 %ymm2, 64(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm3
-	vpxorq 96(%rdx), %ymm3, %ymm9
-	vmovdqu64 %ymm3, 96(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm3
-	vpsrlq $56, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $8, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm12, %ymm2, %ymm2
-	vaesdec %ymm12, %ymm3, %ymm3
-	vaesdec %ymm13, %ymm0, %ymm0
-	vaesdec %ymm13, %ymm1, %ymm1
-	vaesdec %ymm13, %ymm2, %ymm2
-	vaesdec %ymm13, %ymm3, %ymm3
-	vaesdec %ymm14, %ymm0, %ymm0
-	vaesdec %ymm14, %ymm1, %ymm1
-	vaesdec %ymm14, %ymm2, %ymm2
-	vaesdec %ymm14, %ymm3, %ymm3
-	vaesdec %ymm15, %ymm0, %ymm0
-	vaesdec %ymm15, %ymm1, %ymm1
-	vaesdec %ymm15, %ymm2, %ymm2
-	vaesdec %ymm15, %ymm3, %ymm3
-	vaesdec %ymm16, %ymm0, %ymm0
-	vaesdec %ymm16, %ymm1, %ymm1
-	vaesdec %ymm16, %ymm2, %ymm2
-	vaesdec %ymm16, %ymm3, %ymm3
-	vaesdec %ymm17, %ymm0, %ymm0
-	vaesdec %ymm17, %ymm1, %ymm1
-	vaesdec %ymm17, %ymm2, %ymm2
-	vaesdec %ymm17, %ymm3, %ymm3
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
+	vmovdqu64 64(%rdx), %ymm2
+	vpternlogq $0x96, %ymm17, %ymm10, %ymm2
+	vmovdqu64 96(%rdx), %ymm3
+	vpternlogq $0x96, %ymm17, %ymm11, %ymm3
 	vaesdec %ymm18, %ymm0, %ymm0
 	vaesdec %ymm18, %ymm1, %ymm1
 	vaesdec %ymm18, %ymm2, %ymm2
@@ -1028,14 +1000,54 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vaesdec %ymm24, %ymm1, %ymm1
 	vaesdec %ymm24, %ymm2, %ymm2
 	vaesdec %ymm24, %ymm3, %ymm3
-	vpxorq (%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm1, %ymm1
-	vpxorq 64(%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm3, %ymm3
+	vaesdec %ymm25, %ymm0, %ymm0
+	vaesdec %ymm25, %ymm1, %ymm1
+	vaesdec %ymm25, %ymm2, %ymm2
+	vaesdec %ymm25, %ymm3, %ymm3
+	vaesdec %ymm26, %ymm0, %ymm0
+	vaesdec %ymm26, %ymm1, %ymm1
+	vaesdec %ymm26, %ymm2, %ymm2
+	vaesdec %ymm26, %ymm3, %ymm3
+	vaesdec %ymm27, %ymm0, %ymm0
+	vaesdec %ymm27, %ymm1, %ymm1
+	vaesdec %ymm27, %ymm2, %ymm2
+	vaesdec %ymm27, %ymm3, %ymm3
+	vaesdec %ymm28, %ymm0, %ymm0
+	vaesdec %ymm28, %ymm1, %ymm1
+	vaesdec %ymm28, %ymm2, %ymm2
+	vaesdec %ymm28, %ymm3, %ymm3
+	vaesdec %ymm29, %ymm0, %ymm0
+	vaesdec %ymm29, %ymm1, %ymm1
+	vaesdec %ymm29, %ymm2, %ymm2
+	vaesdec %ymm29, %ymm3, %ymm3
+	vaesdec %ymm30, %ymm0, %ymm0
+	vaesdec %ymm30, %ymm1, %ymm1
+	vaesdec %ymm30, %ymm2, %ymm2
+	vaesdec %ymm30, %ymm3, %ymm3
+	vpxorq %ymm31, %ymm8, %ymm16
+	vaesdeclast %ymm16, %ymm0, %ymm0
+	vpsrldq $15, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm8
+	vpxorq %ymm16, %ymm8, %ymm8
+	vpxorq %ymm31, %ymm9, %ymm16
+	vaesdeclast %ymm16, %ymm1, %ymm1
+	vpsrldq $15, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm9, %ymm9
+	vpxorq %ymm16, %ymm9, %ymm9
+	vpxorq %ymm31, %ymm10, %ymm16
+	vaesdeclast %ymm16, %ymm2, %ymm2
+	vpsrldq $15, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm10, %ymm10
+	vpxorq %ymm16, %ymm10, %ymm10
+	vpxorq %ymm31, %ymm11, %ymm16
+	vaesdeclast %ymm16, %ymm3, %ymm3
+	vpsrldq $15, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+64(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm11, %ymm11
+	vpxorq %ymm16, %ymm11, %ymm11
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -1048,35 +1060,22 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vectors2:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+320(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+384(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+448(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+512(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_vectors2:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm1
-	vpxorq 32(%rdx), %ymm1, %ymm9
-	vmovdqu64 %ymm1, 32(%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm12, %ymm1, %ymm1
-	vaesdec %ymm13, %ymm0, %ymm0
-	vaesdec %ymm13, %ymm1, %ymm1
-	vaesdec %ymm14, %ymm0, %ymm0
-	vaesdec %ymm14, %ymm1, %ymm1
-	vaesdec %ymm15, %ymm0, %ymm0
-	vaesdec %ymm15, %ymm1, %ymm1
-	vaesdec %ymm16, %ymm0, %ymm0
-	vaesdec %ymm16, %ymm1, %ymm1
-	vaesdec %ymm17, %ymm0, %ymm0
-	vaesdec %ymm17, %ymm1, %ymm1
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
 	vaesdec %ymm18, %ymm0, %ymm0
 	vaesdec %ymm18, %ymm1, %ymm1
 	vaesdec %ymm19, %ymm0, %ymm0
@@ -1091,12 +1090,34 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vaesdec %ymm23, %ymm1, %ymm1
 	vaesdec %ymm24, %ymm0, %ymm0
 	vaesdec %ymm24, %ymm1, %ymm1
-	vpxorq (%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rsi), %ymm25, %ymm10
-	vaesdeclast %ymm10, %ymm1, %ymm1
+	vaesdec %ymm25, %ymm0, %ymm0
+	vaesdec %ymm25, %ymm1, %ymm1
+	vaesdec %ymm26, %ymm0, %ymm0
+	vaesdec %ymm26, %ymm1, %ymm1
+	vaesdec %ymm27, %ymm0, %ymm0
+	vaesdec %ymm27, %ymm1, %ymm1
+	vaesdec %ymm28, %ymm0, %ymm0
+	vaesdec %ymm28, %ymm1, %ymm1
+	vaesdec %ymm29, %ymm0, %ymm0
+	vaesdec %ymm29, %ymm1, %ymm1
+	vaesdec %ymm30, %ymm0, %ymm0
+	vaesdec %ymm30, %ymm1, %ymm1
+	vpxorq %ymm31, %ymm8, %ymm16
+	vaesdeclast %ymm16, %ymm0, %ymm0
+	vpxorq %ymm31, %ymm9, %ymm16
+	vaesdeclast %ymm16, %ymm1, %ymm1
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
+	vpsrlq $60, %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $4, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
+	vpsrlq $60, %ymm9, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $4, %ymm9, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
 	addq $64, %rdx
 	addq $64, %rsi
 	subq $4, %rcx
@@ -1105,21 +1126,15 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_vector:
 	cmpq $2, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_tail_block
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+448(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+512(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_vector:
-	vpxorq (%rdx), %ymm8, %ymm0
-	vmovdqu64 %ymm8, (%rsi)  # parked until the final round
-	vpxorq %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+64(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm8
-	vpternlogq $0x96, %ymm10, %ymm9, %ymm8
-	vaesdec %ymm12, %ymm0, %ymm0
-	vaesdec %ymm13, %ymm0, %ymm0
-	vaesdec %ymm14, %ymm0, %ymm0
-	vaesdec %ymm15, %ymm0, %ymm0
-	vaesdec %ymm16, %ymm0, %ymm0
-	vaesdec %ymm17, %ymm0, %ymm0
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
 	vaesdec %ymm18, %ymm0, %ymm0
 	vaesdec %ymm19, %ymm0, %ymm0
 	vaesdec %ymm20, %ymm0, %ymm0
@@ -1127,9 +1142,20 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vaesdec %ymm22, %ymm0, %ymm0
 	vaesdec %ymm23, %ymm0, %ymm0
 	vaesdec %ymm24, %ymm0, %ymm0
-	vpxorq (%rsi), %ymm25, %ymm9
-	vaesdeclast %ymm9, %ymm0, %ymm0
+	vaesdec %ymm25, %ymm0, %ymm0
+	vaesdec %ymm26, %ymm0, %ymm0
+	vaesdec %ymm27, %ymm0, %ymm0
+	vaesdec %ymm28, %ymm0, %ymm0
+	vaesdec %ymm29, %ymm0, %ymm0
+	vaesdec %ymm30, %ymm0, %ymm0
+	vpxorq %ymm31, %ymm8, %ymm16
+	vaesdeclast %ymm16, %ymm0, %ymm0
 	vmovdqu64 %ymm0, (%rsi)
+	vpsrlq $62, %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+64(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllq $2, %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
 	addq $32, %rdx
 	addq $32, %rsi
 	subq $2, %rcx
@@ -1139,20 +1165,8 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	testq %rcx, %rcx
 	jz .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_done
 .Laesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts_block:
-	vpxorq (%rdx), %xmm8, %xmm0
-	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
-	vpxorq %xmm11, %xmm0, %xmm0
-	vpsrlq $63, %xmm8, %xmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
-	vpslldq $8, %xmm9, %xmm9
-	vpsllq $1, %xmm8, %xmm8
-	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
-	vaesdec %xmm12, %xmm0, %xmm0
-	vaesdec %xmm13, %xmm0, %xmm0
-	vaesdec %xmm14, %xmm0, %xmm0
-	vaesdec %xmm15, %xmm0, %xmm0
-	vaesdec %xmm16, %xmm0, %xmm0
-	vaesdec %xmm17, %xmm0, %xmm0
+	vmovdqu64 (%rdx), %xmm0
+	vpternlogq $0x96, %xmm17, %xmm8, %xmm0
 	vaesdec %xmm18, %xmm0, %xmm0
 	vaesdec %xmm19, %xmm0, %xmm0
 	vaesdec %xmm20, %xmm0, %xmm0
@@ -1160,9 +1174,20 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	vaesdec %xmm22, %xmm0, %xmm0
 	vaesdec %xmm23, %xmm0, %xmm0
 	vaesdec %xmm24, %xmm0, %xmm0
-	vpxorq (%rsi), %xmm25, %xmm9
-	vaesdeclast %xmm9, %xmm0, %xmm0
+	vaesdec %xmm25, %xmm0, %xmm0
+	vaesdec %xmm26, %xmm0, %xmm0
+	vaesdec %xmm27, %xmm0, %xmm0
+	vaesdec %xmm28, %xmm0, %xmm0
+	vaesdec %xmm29, %xmm0, %xmm0
+	vaesdec %xmm30, %xmm0, %xmm0
+	vpxorq %xmm31, %xmm8, %xmm16
+	vaesdeclast %xmm16, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
+	vpsrlq $63, %xmm8, %xmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %xmm16, %xmm0  # the top half's carries times 0x87
+	vpslldq $8, %xmm16, %xmm16
+	vpsllq $1, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm0, %xmm16, %xmm8
 	addq $16, %rdx
 	addq $16, %rsi
 	subq $1, %rcx
@@ -1177,14 +1202,44 @@ aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_xts:
 	.section .rodata
 	.p2align 6
 .Lconst:
-	# lane l: shift right by 64 - l
-	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (6 + l)
+	.byte 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# XTS reduction: x^128 = 0x87, in the low half of every lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 6 + l
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (4 + l)
+	.byte 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 4 + l
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (2 + l)
+	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 2 + l
+	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# lane l: shift left by l

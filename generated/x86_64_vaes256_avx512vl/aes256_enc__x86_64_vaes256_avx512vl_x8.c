@@ -12,7 +12,7 @@
  * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
  * ctr: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
  * cbc: resident: all 15 round keys resident; 1 data, 0 loop-carried, 1 temporary; 17 of 32 registers.
- * xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers.
+ * xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.

@@ -12,7 +12,7 @@
  * ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers.
  * ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 32 registers.
- * xts: resident: all 13 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 24 of 32 registers.
+ * xts: resident: all 13 round keys resident; 8 data, 8 loop-carried, 1 temporary; 30 of 32 registers.
  * cbc_lanes (32 lanes): resident: all 13 round keys resident; 8 data, 0 loop-carried, 1 temporary; 22 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 13 round keys resident; 4 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 32 registers.

@@ -11,7 +11,7 @@
  * Interleave: 8 vectors (32 blocks) per loop iteration.
  * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
  * cbc: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
- * xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers.
+ * xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 150 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -709,7 +709,7 @@ aesgen_aes256_dec__x86_64_vaes512_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_dec__x86_64_vaes512_x8_cbc, .-aesgen_aes256_dec__x86_64_vaes512_x8_cbc
 
-/* xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers; 224 AES instructions. */
+/* xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_dec__x86_64_vaes512_x8_xts
 	.hidden aesgen_aes256_dec__x86_64_vaes512_x8_xts
 	.type aesgen_aes256_dec__x86_64_vaes512_x8_xts, @function
@@ -717,144 +717,77 @@ aesgen_aes256_dec__x86_64_vaes512_x8_cbc:
 aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm11  # k0
-	vbroadcasti32x4 16(%rdi), %zmm12  # k1
-	vbroadcasti32x4 32(%rdi), %zmm13  # k2
-	vbroadcasti32x4 48(%rdi), %zmm14  # k3
-	vbroadcasti32x4 64(%rdi), %zmm15  # k4
-	vbroadcasti32x4 80(%rdi), %zmm16  # k5
-	vbroadcasti32x4 96(%rdi), %zmm17  # k6
-	vbroadcasti32x4 112(%rdi), %zmm18  # k7
-	vbroadcasti32x4 128(%rdi), %zmm19  # k8
-	vbroadcasti32x4 144(%rdi), %zmm20  # k9
-	vbroadcasti32x4 160(%rdi), %zmm21  # k10
-	vbroadcasti32x4 176(%rdi), %zmm22  # k11
-	vbroadcasti32x4 192(%rdi), %zmm23  # k12
-	vbroadcasti32x4 208(%rdi), %zmm24  # k13
-	vbroadcasti32x4 224(%rdi), %zmm25  # k14
+	vbroadcasti32x4 (%rdi), %zmm17  # k0
+	vbroadcasti32x4 16(%rdi), %zmm18  # k1
+	vbroadcasti32x4 32(%rdi), %zmm19  # k2
+	vbroadcasti32x4 48(%rdi), %zmm20  # k3
+	vbroadcasti32x4 64(%rdi), %zmm21  # k4
+	vbroadcasti32x4 80(%rdi), %zmm22  # k5
+	vbroadcasti32x4 96(%rdi), %zmm23  # k6
+	vbroadcasti32x4 112(%rdi), %zmm24  # k7
+	vbroadcasti32x4 128(%rdi), %zmm25  # k8
+	vbroadcasti32x4 144(%rdi), %zmm26  # k9
+	vbroadcasti32x4 160(%rdi), %zmm27  # k10
+	vbroadcasti32x4 176(%rdi), %zmm28  # k11
+	vbroadcasti32x4 192(%rdi), %zmm29  # k12
+	vbroadcasti32x4 208(%rdi), %zmm30  # k13
+	vbroadcasti32x4 224(%rdi), %zmm31  # k14
 	vmovq (%r8), %xmm8  # the first block's tweak
 	vmovhps 8(%r8), %xmm8, %xmm8
-	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
-	vpsrlvq .Lconst(%rip), %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllvq .Lconst+128(%rip), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors4
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+128(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+192(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+256(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_loop:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm2
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
-	vpxorq 128(%rdx), %zmm2, %zmm9
-	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm2
-	vpsrlq $52, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $12, %zmm8, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
-	vpxorq 192(%rdx), %zmm3, %zmm9
-	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm3
-	vpsrlq $48, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $16, %zmm8, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm4
-	vpxorq 256(%rdx), %zmm4, %zmm9
-	vmovdqu64 %zmm4, 256(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm4
-	vpsrlq $44, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $20, %zmm8, %zmm5
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm5
-	vpxorq 320(%rdx), %zmm5, %zmm9
-	vmovdqu64 %zmm5, 320(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm5
-	vpsrlq $40, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $24, %zmm8, %zmm6
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm6
-	vpxorq 384(%rdx), %zmm6, %zmm9
-	vmovdqu64 %zmm6, 384(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm6
-	vpsrlq $36, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $28, %zmm8, %zmm7
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm7
-	vpxorq 448(%rdx), %zmm7, %zmm9
-	vmovdqu64 %zmm7, 448(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm7
-	vpsrlq $32, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $32, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesdec %zmm12, %zmm0, %zmm0
-	vaesdec %zmm12, %zmm1, %zmm1
-	vaesdec %zmm12, %zmm2, %zmm2
-	vaesdec %zmm12, %zmm3, %zmm3
-	vaesdec %zmm12, %zmm4, %zmm4
-	vaesdec %zmm12, %zmm5, %zmm5
-	vaesdec %zmm12, %zmm6, %zmm6
-	vaesdec %zmm12, %zmm7, %zmm7
-	vaesdec %zmm13, %zmm0, %zmm0
-	vaesdec %zmm13, %zmm1, %zmm1
-	vaesdec %zmm13, %zmm2, %zmm2
-	vaesdec %zmm13, %zmm3, %zmm3
-	vaesdec %zmm13, %zmm4, %zmm4
-	vaesdec %zmm13, %zmm5, %zmm5
-	vaesdec %zmm13, %zmm6, %zmm6
-	vaesdec %zmm13, %zmm7, %zmm7
-	vaesdec %zmm14, %zmm0, %zmm0
-	vaesdec %zmm14, %zmm1, %zmm1
-	vaesdec %zmm14, %zmm2, %zmm2
-	vaesdec %zmm14, %zmm3, %zmm3
-	vaesdec %zmm14, %zmm4, %zmm4
-	vaesdec %zmm14, %zmm5, %zmm5
-	vaesdec %zmm14, %zmm6, %zmm6
-	vaesdec %zmm14, %zmm7, %zmm7
-	vaesdec %zmm15, %zmm0, %zmm0
-	vaesdec %zmm15, %zmm1, %zmm1
-	vaesdec %zmm15, %zmm2, %zmm2
-	vaesdec %zmm15, %zmm3, %zmm3
-	vaesdec %zmm15, %zmm4, %zmm4
-	vaesdec %zmm15, %zmm5, %zmm5
-	vaesdec %zmm15, %zmm6, %zmm6
-	vaesdec %zmm15, %zmm7, %zmm7
-	vaesdec %zmm16, %zmm0, %zmm0
-	vaesdec %zmm16, %zmm1, %zmm1
-	vaesdec %zmm16, %zmm2, %zmm2
-	vaesdec %zmm16, %zmm3, %zmm3
-	vaesdec %zmm16, %zmm4, %zmm4
-	vaesdec %zmm16, %zmm5, %zmm5
-	vaesdec %zmm16, %zmm6, %zmm6
-	vaesdec %zmm16, %zmm7, %zmm7
-	vaesdec %zmm17, %zmm0, %zmm0
-	vaesdec %zmm17, %zmm1, %zmm1
-	vaesdec %zmm17, %zmm2, %zmm2
-	vaesdec %zmm17, %zmm3, %zmm3
-	vaesdec %zmm17, %zmm4, %zmm4
-	vaesdec %zmm17, %zmm5, %zmm5
-	vaesdec %zmm17, %zmm6, %zmm6
-	vaesdec %zmm17, %zmm7, %zmm7
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm10
+	vpxorq %zmm16, %zmm10, %zmm10
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm11
+	vpxorq %zmm16, %zmm11, %zmm11
+	vpsrldq $14, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm8, %zmm12
+	vpxorq %zmm16, %zmm12, %zmm12
+	vpsrldq $14, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm9, %zmm13
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpsrldq $13, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm8, %zmm14
+	vpxorq %zmm16, %zmm14, %zmm14
+	vpsrldq $13, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm9, %zmm15
+	vpxorq %zmm16, %zmm15, %zmm15
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
+	vmovdqu64 128(%rdx), %zmm2
+	vpternlogq $0x96, %zmm17, %zmm10, %zmm2
+	vmovdqu64 192(%rdx), %zmm3
+	vpternlogq $0x96, %zmm17, %zmm11, %zmm3
+	vmovdqu64 256(%rdx), %zmm4
+	vpternlogq $0x96, %zmm17, %zmm12, %zmm4
+	vmovdqu64 320(%rdx), %zmm5
+	vpternlogq $0x96, %zmm17, %zmm13, %zmm5
+	vmovdqu64 384(%rdx), %zmm6
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm6
+	vmovdqu64 448(%rdx), %zmm7
+	vpternlogq $0x96, %zmm17, %zmm15, %zmm7
 	vaesdec %zmm18, %zmm0, %zmm0
 	vaesdec %zmm18, %zmm1, %zmm1
 	vaesdec %zmm18, %zmm2, %zmm2
@@ -911,22 +844,78 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vaesdec %zmm24, %zmm5, %zmm5
 	vaesdec %zmm24, %zmm6, %zmm6
 	vaesdec %zmm24, %zmm7, %zmm7
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm1, %zmm1
-	vpxorq 128(%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm3, %zmm3
-	vpxorq 256(%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm4, %zmm4
-	vpxorq 320(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm5, %zmm5
-	vpxorq 384(%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm6, %zmm6
-	vpxorq 448(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm7, %zmm7
+	vaesdec %zmm25, %zmm0, %zmm0
+	vaesdec %zmm25, %zmm1, %zmm1
+	vaesdec %zmm25, %zmm2, %zmm2
+	vaesdec %zmm25, %zmm3, %zmm3
+	vaesdec %zmm25, %zmm4, %zmm4
+	vaesdec %zmm25, %zmm5, %zmm5
+	vaesdec %zmm25, %zmm6, %zmm6
+	vaesdec %zmm25, %zmm7, %zmm7
+	vaesdec %zmm26, %zmm0, %zmm0
+	vaesdec %zmm26, %zmm1, %zmm1
+	vaesdec %zmm26, %zmm2, %zmm2
+	vaesdec %zmm26, %zmm3, %zmm3
+	vaesdec %zmm26, %zmm4, %zmm4
+	vaesdec %zmm26, %zmm5, %zmm5
+	vaesdec %zmm26, %zmm6, %zmm6
+	vaesdec %zmm26, %zmm7, %zmm7
+	vaesdec %zmm27, %zmm0, %zmm0
+	vaesdec %zmm27, %zmm1, %zmm1
+	vaesdec %zmm27, %zmm2, %zmm2
+	vaesdec %zmm27, %zmm3, %zmm3
+	vaesdec %zmm27, %zmm4, %zmm4
+	vaesdec %zmm27, %zmm5, %zmm5
+	vaesdec %zmm27, %zmm6, %zmm6
+	vaesdec %zmm27, %zmm7, %zmm7
+	vaesdec %zmm28, %zmm0, %zmm0
+	vaesdec %zmm28, %zmm1, %zmm1
+	vaesdec %zmm28, %zmm2, %zmm2
+	vaesdec %zmm28, %zmm3, %zmm3
+	vaesdec %zmm28, %zmm4, %zmm4
+	vaesdec %zmm28, %zmm5, %zmm5
+	vaesdec %zmm28, %zmm6, %zmm6
+	vaesdec %zmm28, %zmm7, %zmm7
+	vaesdec %zmm29, %zmm0, %zmm0
+	vaesdec %zmm29, %zmm1, %zmm1
+	vaesdec %zmm29, %zmm2, %zmm2
+	vaesdec %zmm29, %zmm3, %zmm3
+	vaesdec %zmm29, %zmm4, %zmm4
+	vaesdec %zmm29, %zmm5, %zmm5
+	vaesdec %zmm29, %zmm6, %zmm6
+	vaesdec %zmm29, %zmm7, %zmm7
+	vaesdec %zmm30, %zmm0, %zmm0
+	vaesdec %zmm30, %zmm1, %zmm1
+	vaesdec %zmm30, %zmm2, %zmm2
+	vaesdec %zmm30, %zmm3, %zmm3
+	vaesdec %zmm30, %zmm4, %zmm4
+	vaesdec %zmm30, %zmm5, %zmm5
+	vaesdec %zmm30, %zmm6, %zmm6
+	vaesdec %zmm30, %zmm7, %zmm7
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesdeclast %zmm16, %zmm0, %zmm0
+	vpsrldq $12, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesdeclast %zmm16, %zmm1, %zmm1
+	vpsrldq $12, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
+	vpxorq %zmm31, %zmm10, %zmm16
+	vaesdeclast %zmm16, %zmm2, %zmm2
+	vpxorq %zmm31, %zmm11, %zmm16
+	vaesdeclast %zmm16, %zmm3, %zmm3
+	vpxorq %zmm31, %zmm12, %zmm16
+	vaesdeclast %zmm16, %zmm4, %zmm4
+	vpxorq %zmm31, %zmm13, %zmm16
+	vaesdeclast %zmm16, %zmm5, %zmm5
+	vpxorq %zmm31, %zmm14, %zmm16
+	vaesdeclast %zmm16, %zmm6, %zmm6
+	vpxorq %zmm31, %zmm15, %zmm16
+	vaesdeclast %zmm16, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -943,63 +932,34 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors4:
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors2
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+128(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+192(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+256(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors4:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm2
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
-	vpxorq 128(%rdx), %zmm2, %zmm9
-	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm2
-	vpsrlq $52, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $12, %zmm8, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
-	vpxorq 192(%rdx), %zmm3, %zmm9
-	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm3
-	vpsrlq $48, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $16, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesdec %zmm12, %zmm0, %zmm0
-	vaesdec %zmm12, %zmm1, %zmm1
-	vaesdec %zmm12, %zmm2, %zmm2
-	vaesdec %zmm12, %zmm3, %zmm3
-	vaesdec %zmm13, %zmm0, %zmm0
-	vaesdec %zmm13, %zmm1, %zmm1
-	vaesdec %zmm13, %zmm2, %zmm2
-	vaesdec %zmm13, %zmm3, %zmm3
-	vaesdec %zmm14, %zmm0, %zmm0
-	vaesdec %zmm14, %zmm1, %zmm1
-	vaesdec %zmm14, %zmm2, %zmm2
-	vaesdec %zmm14, %zmm3, %zmm3
-	vaesdec %zmm15, %zmm0, %zmm0
-	vaesdec %zmm15, %zmm1, %zmm1
-	vaesdec %zmm15, %zmm2, %zmm2
-	vaesdec %zmm15, %zmm3, %zmm3
-	vaesdec %zmm16, %zmm0, %zmm0
-	vaesdec %zmm16, %zmm1, %zmm1
-	vaesdec %zmm16, %zmm2, %zmm2
-	vaesdec %zmm16, %zmm3, %zmm3
-	vaesdec %zmm17, %zmm0, %zmm0
-	vaesdec %zmm17, %zmm1, %zmm1
-	vaesdec %zmm17, %zmm2, %zmm2
-	vaesdec %zmm17, %zmm3, %zmm3
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm10
+	vpxorq %zmm16, %zmm10, %zmm10
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm11
+	vpxorq %zmm16, %zmm11, %zmm11
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
+	vmovdqu64 128(%rdx), %zmm2
+	vpternlogq $0x96, %zmm17, %zmm10, %zmm2
+	vmovdqu64 192(%rdx), %zmm3
+	vpternlogq $0x96, %zmm17, %zmm11, %zmm3
 	vaesdec %zmm18, %zmm0, %zmm0
 	vaesdec %zmm18, %zmm1, %zmm1
 	vaesdec %zmm18, %zmm2, %zmm2
@@ -1028,14 +988,46 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vaesdec %zmm24, %zmm1, %zmm1
 	vaesdec %zmm24, %zmm2, %zmm2
 	vaesdec %zmm24, %zmm3, %zmm3
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm1, %zmm1
-	vpxorq 128(%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm3, %zmm3
+	vaesdec %zmm25, %zmm0, %zmm0
+	vaesdec %zmm25, %zmm1, %zmm1
+	vaesdec %zmm25, %zmm2, %zmm2
+	vaesdec %zmm25, %zmm3, %zmm3
+	vaesdec %zmm26, %zmm0, %zmm0
+	vaesdec %zmm26, %zmm1, %zmm1
+	vaesdec %zmm26, %zmm2, %zmm2
+	vaesdec %zmm26, %zmm3, %zmm3
+	vaesdec %zmm27, %zmm0, %zmm0
+	vaesdec %zmm27, %zmm1, %zmm1
+	vaesdec %zmm27, %zmm2, %zmm2
+	vaesdec %zmm27, %zmm3, %zmm3
+	vaesdec %zmm28, %zmm0, %zmm0
+	vaesdec %zmm28, %zmm1, %zmm1
+	vaesdec %zmm28, %zmm2, %zmm2
+	vaesdec %zmm28, %zmm3, %zmm3
+	vaesdec %zmm29, %zmm0, %zmm0
+	vaesdec %zmm29, %zmm1, %zmm1
+	vaesdec %zmm29, %zmm2, %zmm2
+	vaesdec %zmm29, %zmm3, %zmm3
+	vaesdec %zmm30, %zmm0, %zmm0
+	vaesdec %zmm30, %zmm1, %zmm1
+	vaesdec %zmm30, %zmm2, %zmm2
+	vaesdec %zmm30, %zmm3, %zmm3
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesdeclast %zmm16, %zmm0, %zmm0
+	vpsrldq $14, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesdeclast %zmm16, %zmm1, %zmm1
+	vpsrldq $14, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
+	vpxorq %zmm31, %zmm10, %zmm16
+	vaesdeclast %zmm16, %zmm2, %zmm2
+	vpxorq %zmm31, %zmm11, %zmm16
+	vaesdeclast %zmm16, %zmm3, %zmm3
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -1048,35 +1040,22 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vectors2:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vector
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+128(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+192(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+256(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vectors2:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesdec %zmm12, %zmm0, %zmm0
-	vaesdec %zmm12, %zmm1, %zmm1
-	vaesdec %zmm13, %zmm0, %zmm0
-	vaesdec %zmm13, %zmm1, %zmm1
-	vaesdec %zmm14, %zmm0, %zmm0
-	vaesdec %zmm14, %zmm1, %zmm1
-	vaesdec %zmm15, %zmm0, %zmm0
-	vaesdec %zmm15, %zmm1, %zmm1
-	vaesdec %zmm16, %zmm0, %zmm0
-	vaesdec %zmm16, %zmm1, %zmm1
-	vaesdec %zmm17, %zmm0, %zmm0
-	vaesdec %zmm17, %zmm1, %zmm1
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
 	vaesdec %zmm18, %zmm0, %zmm0
 	vaesdec %zmm18, %zmm1, %zmm1
 	vaesdec %zmm19, %zmm0, %zmm0
@@ -1091,10 +1070,30 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vaesdec %zmm23, %zmm1, %zmm1
 	vaesdec %zmm24, %zmm0, %zmm0
 	vaesdec %zmm24, %zmm1, %zmm1
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesdeclast %zmm10, %zmm1, %zmm1
+	vaesdec %zmm25, %zmm0, %zmm0
+	vaesdec %zmm25, %zmm1, %zmm1
+	vaesdec %zmm26, %zmm0, %zmm0
+	vaesdec %zmm26, %zmm1, %zmm1
+	vaesdec %zmm27, %zmm0, %zmm0
+	vaesdec %zmm27, %zmm1, %zmm1
+	vaesdec %zmm28, %zmm0, %zmm0
+	vaesdec %zmm28, %zmm1, %zmm1
+	vaesdec %zmm29, %zmm0, %zmm0
+	vaesdec %zmm29, %zmm1, %zmm1
+	vaesdec %zmm30, %zmm0, %zmm0
+	vaesdec %zmm30, %zmm1, %zmm1
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesdeclast %zmm16, %zmm0, %zmm0
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesdeclast %zmm16, %zmm1, %zmm1
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	addq $128, %rdx
@@ -1105,21 +1104,15 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_tail_block
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst+192(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+256(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_vector:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesdec %zmm12, %zmm0, %zmm0
-	vaesdec %zmm13, %zmm0, %zmm0
-	vaesdec %zmm14, %zmm0, %zmm0
-	vaesdec %zmm15, %zmm0, %zmm0
-	vaesdec %zmm16, %zmm0, %zmm0
-	vaesdec %zmm17, %zmm0, %zmm0
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
 	vaesdec %zmm18, %zmm0, %zmm0
 	vaesdec %zmm19, %zmm0, %zmm0
 	vaesdec %zmm20, %zmm0, %zmm0
@@ -1127,9 +1120,20 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vaesdec %zmm22, %zmm0, %zmm0
 	vaesdec %zmm23, %zmm0, %zmm0
 	vaesdec %zmm24, %zmm0, %zmm0
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesdeclast %zmm9, %zmm0, %zmm0
+	vaesdec %zmm25, %zmm0, %zmm0
+	vaesdec %zmm26, %zmm0, %zmm0
+	vaesdec %zmm27, %zmm0, %zmm0
+	vaesdec %zmm28, %zmm0, %zmm0
+	vaesdec %zmm29, %zmm0, %zmm0
+	vaesdec %zmm30, %zmm0, %zmm0
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesdeclast %zmm16, %zmm0, %zmm0
 	vmovdqu64 %zmm0, (%rsi)
+	vpsrlq $60, %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllq $4, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 	addq $64, %rdx
 	addq $64, %rsi
 	subq $4, %rcx
@@ -1139,20 +1143,8 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	testq %rcx, %rcx
 	jz .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_done
 .Laesgen_aes256_dec__x86_64_vaes512_x8_xts_block:
-	vpxorq (%rdx), %xmm8, %xmm0
-	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
-	vpxorq %xmm11, %xmm0, %xmm0
-	vpsrlq $63, %xmm8, %xmm9
-	vpclmulqdq $1, .Lconst+64(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
-	vpslldq $8, %xmm9, %xmm9
-	vpsllq $1, %xmm8, %xmm8
-	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
-	vaesdec %xmm12, %xmm0, %xmm0
-	vaesdec %xmm13, %xmm0, %xmm0
-	vaesdec %xmm14, %xmm0, %xmm0
-	vaesdec %xmm15, %xmm0, %xmm0
-	vaesdec %xmm16, %xmm0, %xmm0
-	vaesdec %xmm17, %xmm0, %xmm0
+	vmovdqu64 (%rdx), %xmm0
+	vpternlogq $0x96, %xmm17, %xmm8, %xmm0
 	vaesdec %xmm18, %xmm0, %xmm0
 	vaesdec %xmm19, %xmm0, %xmm0
 	vaesdec %xmm20, %xmm0, %xmm0
@@ -1160,9 +1152,20 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	vaesdec %xmm22, %xmm0, %xmm0
 	vaesdec %xmm23, %xmm0, %xmm0
 	vaesdec %xmm24, %xmm0, %xmm0
-	vpxorq (%rsi), %xmm25, %xmm9
-	vaesdeclast %xmm9, %xmm0, %xmm0
+	vaesdec %xmm25, %xmm0, %xmm0
+	vaesdec %xmm26, %xmm0, %xmm0
+	vaesdec %xmm27, %xmm0, %xmm0
+	vaesdec %xmm28, %xmm0, %xmm0
+	vaesdec %xmm29, %xmm0, %xmm0
+	vaesdec %xmm30, %xmm0, %xmm0
+	vpxorq %xmm31, %xmm8, %xmm16
+	vaesdeclast %xmm16, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
+	vpsrlq $63, %xmm8, %xmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %xmm16, %xmm0  # the top half's carries times 0x87
+	vpslldq $8, %xmm16, %xmm16
+	vpsllq $1, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm0, %xmm16, %xmm8
 	addq $16, %rdx
 	addq $16, %rsi
 	subq $1, %rcx
@@ -1177,16 +1180,26 @@ aesgen_aes256_dec__x86_64_vaes512_x8_xts:
 	.section .rodata
 	.p2align 6
 .Lconst:
-	# lane l: shift right by 64 - l
-	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (4 + l)
+	.byte 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# XTS reduction: x^128 = 0x87, in the low half of every lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 4 + l
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# lane l: shift left by l
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

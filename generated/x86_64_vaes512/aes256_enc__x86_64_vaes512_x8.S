@@ -12,7 +12,7 @@
  * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
  * ctr: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
  * cbc: resident: all 15 round keys resident; 1 data, 0 loop-carried, 1 temporary; 17 of 32 registers.
- * xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers.
+ * xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * cbc_lanes (32 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
@@ -792,7 +792,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_cbc:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes512_x8_cbc, .-aesgen_aes256_enc__x86_64_vaes512_x8_cbc
 
-/* xts: resident: all 15 round keys resident; 8 data, 1 loop-carried, 2 temporaries; 26 of 32 registers; 224 AES instructions. */
+/* xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes512_x8_xts
 	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_xts
 	.type aesgen_aes256_enc__x86_64_vaes512_x8_xts, @function
@@ -800,144 +800,77 @@ aesgen_aes256_enc__x86_64_vaes512_x8_cbc:
 aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm11  # k0
-	vbroadcasti32x4 16(%rdi), %zmm12  # k1
-	vbroadcasti32x4 32(%rdi), %zmm13  # k2
-	vbroadcasti32x4 48(%rdi), %zmm14  # k3
-	vbroadcasti32x4 64(%rdi), %zmm15  # k4
-	vbroadcasti32x4 80(%rdi), %zmm16  # k5
-	vbroadcasti32x4 96(%rdi), %zmm17  # k6
-	vbroadcasti32x4 112(%rdi), %zmm18  # k7
-	vbroadcasti32x4 128(%rdi), %zmm19  # k8
-	vbroadcasti32x4 144(%rdi), %zmm20  # k9
-	vbroadcasti32x4 160(%rdi), %zmm21  # k10
-	vbroadcasti32x4 176(%rdi), %zmm22  # k11
-	vbroadcasti32x4 192(%rdi), %zmm23  # k12
-	vbroadcasti32x4 208(%rdi), %zmm24  # k13
-	vbroadcasti32x4 224(%rdi), %zmm25  # k14
+	vbroadcasti32x4 (%rdi), %zmm17  # k0
+	vbroadcasti32x4 16(%rdi), %zmm18  # k1
+	vbroadcasti32x4 32(%rdi), %zmm19  # k2
+	vbroadcasti32x4 48(%rdi), %zmm20  # k3
+	vbroadcasti32x4 64(%rdi), %zmm21  # k4
+	vbroadcasti32x4 80(%rdi), %zmm22  # k5
+	vbroadcasti32x4 96(%rdi), %zmm23  # k6
+	vbroadcasti32x4 112(%rdi), %zmm24  # k7
+	vbroadcasti32x4 128(%rdi), %zmm25  # k8
+	vbroadcasti32x4 144(%rdi), %zmm26  # k9
+	vbroadcasti32x4 160(%rdi), %zmm27  # k10
+	vbroadcasti32x4 176(%rdi), %zmm28  # k11
+	vbroadcasti32x4 192(%rdi), %zmm29  # k12
+	vbroadcasti32x4 208(%rdi), %zmm30  # k13
+	vbroadcasti32x4 224(%rdi), %zmm31  # k14
 	vmovq (%r8), %xmm8  # the first block's tweak
 	vmovhps 8(%r8), %xmm8, %xmm8
-	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
-	vpsrlvq .Lconst+704(%rip), %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllvq .Lconst+832(%rip), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vectors4
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+832(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+896(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+960(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_loop:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm2
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
-	vpxorq 128(%rdx), %zmm2, %zmm9
-	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm2
-	vpsrlq $52, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $12, %zmm8, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
-	vpxorq 192(%rdx), %zmm3, %zmm9
-	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm3
-	vpsrlq $48, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $16, %zmm8, %zmm4
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm4
-	vpxorq 256(%rdx), %zmm4, %zmm9
-	vmovdqu64 %zmm4, 256(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm4
-	vpsrlq $44, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $20, %zmm8, %zmm5
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm5
-	vpxorq 320(%rdx), %zmm5, %zmm9
-	vmovdqu64 %zmm5, 320(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm5
-	vpsrlq $40, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $24, %zmm8, %zmm6
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm6
-	vpxorq 384(%rdx), %zmm6, %zmm9
-	vmovdqu64 %zmm6, 384(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm6
-	vpsrlq $36, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $28, %zmm8, %zmm7
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm7
-	vpxorq 448(%rdx), %zmm7, %zmm9
-	vmovdqu64 %zmm7, 448(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm7
-	vpsrlq $32, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $32, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenc %zmm12, %zmm2, %zmm2
-	vaesenc %zmm12, %zmm3, %zmm3
-	vaesenc %zmm12, %zmm4, %zmm4
-	vaesenc %zmm12, %zmm5, %zmm5
-	vaesenc %zmm12, %zmm6, %zmm6
-	vaesenc %zmm12, %zmm7, %zmm7
-	vaesenc %zmm13, %zmm0, %zmm0
-	vaesenc %zmm13, %zmm1, %zmm1
-	vaesenc %zmm13, %zmm2, %zmm2
-	vaesenc %zmm13, %zmm3, %zmm3
-	vaesenc %zmm13, %zmm4, %zmm4
-	vaesenc %zmm13, %zmm5, %zmm5
-	vaesenc %zmm13, %zmm6, %zmm6
-	vaesenc %zmm13, %zmm7, %zmm7
-	vaesenc %zmm14, %zmm0, %zmm0
-	vaesenc %zmm14, %zmm1, %zmm1
-	vaesenc %zmm14, %zmm2, %zmm2
-	vaesenc %zmm14, %zmm3, %zmm3
-	vaesenc %zmm14, %zmm4, %zmm4
-	vaesenc %zmm14, %zmm5, %zmm5
-	vaesenc %zmm14, %zmm6, %zmm6
-	vaesenc %zmm14, %zmm7, %zmm7
-	vaesenc %zmm15, %zmm0, %zmm0
-	vaesenc %zmm15, %zmm1, %zmm1
-	vaesenc %zmm15, %zmm2, %zmm2
-	vaesenc %zmm15, %zmm3, %zmm3
-	vaesenc %zmm15, %zmm4, %zmm4
-	vaesenc %zmm15, %zmm5, %zmm5
-	vaesenc %zmm15, %zmm6, %zmm6
-	vaesenc %zmm15, %zmm7, %zmm7
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm1, %zmm1
-	vaesenc %zmm16, %zmm2, %zmm2
-	vaesenc %zmm16, %zmm3, %zmm3
-	vaesenc %zmm16, %zmm4, %zmm4
-	vaesenc %zmm16, %zmm5, %zmm5
-	vaesenc %zmm16, %zmm6, %zmm6
-	vaesenc %zmm16, %zmm7, %zmm7
-	vaesenc %zmm17, %zmm0, %zmm0
-	vaesenc %zmm17, %zmm1, %zmm1
-	vaesenc %zmm17, %zmm2, %zmm2
-	vaesenc %zmm17, %zmm3, %zmm3
-	vaesenc %zmm17, %zmm4, %zmm4
-	vaesenc %zmm17, %zmm5, %zmm5
-	vaesenc %zmm17, %zmm6, %zmm6
-	vaesenc %zmm17, %zmm7, %zmm7
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm10
+	vpxorq %zmm16, %zmm10, %zmm10
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm11
+	vpxorq %zmm16, %zmm11, %zmm11
+	vpsrldq $14, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm8, %zmm12
+	vpxorq %zmm16, %zmm12, %zmm12
+	vpsrldq $14, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm9, %zmm13
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpsrldq $13, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm8, %zmm14
+	vpxorq %zmm16, %zmm14, %zmm14
+	vpsrldq $13, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm9, %zmm15
+	vpxorq %zmm16, %zmm15, %zmm15
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
+	vmovdqu64 128(%rdx), %zmm2
+	vpternlogq $0x96, %zmm17, %zmm10, %zmm2
+	vmovdqu64 192(%rdx), %zmm3
+	vpternlogq $0x96, %zmm17, %zmm11, %zmm3
+	vmovdqu64 256(%rdx), %zmm4
+	vpternlogq $0x96, %zmm17, %zmm12, %zmm4
+	vmovdqu64 320(%rdx), %zmm5
+	vpternlogq $0x96, %zmm17, %zmm13, %zmm5
+	vmovdqu64 384(%rdx), %zmm6
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm6
+	vmovdqu64 448(%rdx), %zmm7
+	vpternlogq $0x96, %zmm17, %zmm15, %zmm7
 	vaesenc %zmm18, %zmm0, %zmm0
 	vaesenc %zmm18, %zmm1, %zmm1
 	vaesenc %zmm18, %zmm2, %zmm2
@@ -994,22 +927,78 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	vaesenc %zmm24, %zmm5, %zmm5
 	vaesenc %zmm24, %zmm6, %zmm6
 	vaesenc %zmm24, %zmm7, %zmm7
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm1, %zmm1
-	vpxorq 128(%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm3, %zmm3
-	vpxorq 256(%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm4, %zmm4
-	vpxorq 320(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm5, %zmm5
-	vpxorq 384(%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm6, %zmm6
-	vpxorq 448(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm25, %zmm4, %zmm4
+	vaesenc %zmm25, %zmm5, %zmm5
+	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm26, %zmm4, %zmm4
+	vaesenc %zmm26, %zmm5, %zmm5
+	vaesenc %zmm26, %zmm6, %zmm6
+	vaesenc %zmm26, %zmm7, %zmm7
+	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm2, %zmm2
+	vaesenc %zmm27, %zmm3, %zmm3
+	vaesenc %zmm27, %zmm4, %zmm4
+	vaesenc %zmm27, %zmm5, %zmm5
+	vaesenc %zmm27, %zmm6, %zmm6
+	vaesenc %zmm27, %zmm7, %zmm7
+	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm28, %zmm1, %zmm1
+	vaesenc %zmm28, %zmm2, %zmm2
+	vaesenc %zmm28, %zmm3, %zmm3
+	vaesenc %zmm28, %zmm4, %zmm4
+	vaesenc %zmm28, %zmm5, %zmm5
+	vaesenc %zmm28, %zmm6, %zmm6
+	vaesenc %zmm28, %zmm7, %zmm7
+	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm29, %zmm2, %zmm2
+	vaesenc %zmm29, %zmm3, %zmm3
+	vaesenc %zmm29, %zmm4, %zmm4
+	vaesenc %zmm29, %zmm5, %zmm5
+	vaesenc %zmm29, %zmm6, %zmm6
+	vaesenc %zmm29, %zmm7, %zmm7
+	vaesenc %zmm30, %zmm0, %zmm0
+	vaesenc %zmm30, %zmm1, %zmm1
+	vaesenc %zmm30, %zmm2, %zmm2
+	vaesenc %zmm30, %zmm3, %zmm3
+	vaesenc %zmm30, %zmm4, %zmm4
+	vaesenc %zmm30, %zmm5, %zmm5
+	vaesenc %zmm30, %zmm6, %zmm6
+	vaesenc %zmm30, %zmm7, %zmm7
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesenclast %zmm16, %zmm0, %zmm0
+	vpsrldq $12, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesenclast %zmm16, %zmm1, %zmm1
+	vpsrldq $12, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
+	vpxorq %zmm31, %zmm10, %zmm16
+	vaesenclast %zmm16, %zmm2, %zmm2
+	vpxorq %zmm31, %zmm11, %zmm16
+	vaesenclast %zmm16, %zmm3, %zmm3
+	vpxorq %zmm31, %zmm12, %zmm16
+	vaesenclast %zmm16, %zmm4, %zmm4
+	vpxorq %zmm31, %zmm13, %zmm16
+	vaesenclast %zmm16, %zmm5, %zmm5
+	vpxorq %zmm31, %zmm14, %zmm16
+	vaesenclast %zmm16, %zmm6, %zmm6
+	vpxorq %zmm31, %zmm15, %zmm16
+	vaesenclast %zmm16, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -1026,63 +1015,34 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vectors4:
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vectors2
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+832(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+896(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+960(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_vectors4:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm2
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm2
-	vpxorq 128(%rdx), %zmm2, %zmm9
-	vmovdqu64 %zmm2, 128(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm2
-	vpsrlq $52, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $12, %zmm8, %zmm3
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm3
-	vpxorq 192(%rdx), %zmm3, %zmm9
-	vmovdqu64 %zmm3, 192(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm3
-	vpsrlq $48, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $16, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenc %zmm12, %zmm2, %zmm2
-	vaesenc %zmm12, %zmm3, %zmm3
-	vaesenc %zmm13, %zmm0, %zmm0
-	vaesenc %zmm13, %zmm1, %zmm1
-	vaesenc %zmm13, %zmm2, %zmm2
-	vaesenc %zmm13, %zmm3, %zmm3
-	vaesenc %zmm14, %zmm0, %zmm0
-	vaesenc %zmm14, %zmm1, %zmm1
-	vaesenc %zmm14, %zmm2, %zmm2
-	vaesenc %zmm14, %zmm3, %zmm3
-	vaesenc %zmm15, %zmm0, %zmm0
-	vaesenc %zmm15, %zmm1, %zmm1
-	vaesenc %zmm15, %zmm2, %zmm2
-	vaesenc %zmm15, %zmm3, %zmm3
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm1, %zmm1
-	vaesenc %zmm16, %zmm2, %zmm2
-	vaesenc %zmm16, %zmm3, %zmm3
-	vaesenc %zmm17, %zmm0, %zmm0
-	vaesenc %zmm17, %zmm1, %zmm1
-	vaesenc %zmm17, %zmm2, %zmm2
-	vaesenc %zmm17, %zmm3, %zmm3
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm10
+	vpxorq %zmm16, %zmm10, %zmm10
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm11
+	vpxorq %zmm16, %zmm11, %zmm11
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
+	vmovdqu64 128(%rdx), %zmm2
+	vpternlogq $0x96, %zmm17, %zmm10, %zmm2
+	vmovdqu64 192(%rdx), %zmm3
+	vpternlogq $0x96, %zmm17, %zmm11, %zmm3
 	vaesenc %zmm18, %zmm0, %zmm0
 	vaesenc %zmm18, %zmm1, %zmm1
 	vaesenc %zmm18, %zmm2, %zmm2
@@ -1111,14 +1071,46 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	vaesenc %zmm24, %zmm1, %zmm1
 	vaesenc %zmm24, %zmm2, %zmm2
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm1, %zmm1
-	vpxorq 128(%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm3, %zmm3
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm26, %zmm2, %zmm2
+	vaesenc %zmm26, %zmm3, %zmm3
+	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm2, %zmm2
+	vaesenc %zmm27, %zmm3, %zmm3
+	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm28, %zmm1, %zmm1
+	vaesenc %zmm28, %zmm2, %zmm2
+	vaesenc %zmm28, %zmm3, %zmm3
+	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm29, %zmm2, %zmm2
+	vaesenc %zmm29, %zmm3, %zmm3
+	vaesenc %zmm30, %zmm0, %zmm0
+	vaesenc %zmm30, %zmm1, %zmm1
+	vaesenc %zmm30, %zmm2, %zmm2
+	vaesenc %zmm30, %zmm3, %zmm3
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesenclast %zmm16, %zmm0, %zmm0
+	vpsrldq $14, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesenclast %zmm16, %zmm1, %zmm1
+	vpsrldq $14, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
+	vpxorq %zmm31, %zmm10, %zmm16
+	vaesenclast %zmm16, %zmm2, %zmm2
+	vpxorq %zmm31, %zmm11, %zmm16
+	vaesenclast %zmm16, %zmm3, %zmm3
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -1131,35 +1123,22 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vectors2:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vector
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+832(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+896(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+960(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_vectors2:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm1
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm1
-	vpxorq 64(%rdx), %zmm1, %zmm9
-	vmovdqu64 %zmm1, 64(%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm9, %zmm1
-	vpsrlq $56, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $8, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenc %zmm13, %zmm0, %zmm0
-	vaesenc %zmm13, %zmm1, %zmm1
-	vaesenc %zmm14, %zmm0, %zmm0
-	vaesenc %zmm14, %zmm1, %zmm1
-	vaesenc %zmm15, %zmm0, %zmm0
-	vaesenc %zmm15, %zmm1, %zmm1
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm1, %zmm1
-	vaesenc %zmm17, %zmm0, %zmm0
-	vaesenc %zmm17, %zmm1, %zmm1
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
 	vaesenc %zmm18, %zmm0, %zmm0
 	vaesenc %zmm18, %zmm1, %zmm1
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -1174,10 +1153,30 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	vaesenc %zmm23, %zmm1, %zmm1
 	vaesenc %zmm24, %zmm0, %zmm0
 	vaesenc %zmm24, %zmm1, %zmm1
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rsi), %zmm25, %zmm10
-	vaesenclast %zmm10, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm1, %zmm1
+	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm1, %zmm1
+	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm28, %zmm1, %zmm1
+	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm30, %zmm0, %zmm0
+	vaesenc %zmm30, %zmm1, %zmm1
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesenclast %zmm16, %zmm0, %zmm0
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm31, %zmm9, %zmm16
+	vaesenclast %zmm16, %zmm1, %zmm1
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+768(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	addq $128, %rdx
@@ -1188,21 +1187,15 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_vector:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_tail_block
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst+896(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+960(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_vector:
-	vpxorq (%rdx), %zmm8, %zmm0
-	vmovdqu64 %zmm8, (%rsi)  # parked until the final round
-	vpxorq %zmm11, %zmm0, %zmm0
-	vpsrlq $60, %zmm8, %zmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %zmm9, %zmm10  # the top half's carries times 0x87
-	vpslldq $8, %zmm9, %zmm9
-	vpsllq $4, %zmm8, %zmm8
-	vpternlogq $0x96, %zmm10, %zmm9, %zmm8
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm13, %zmm0, %zmm0
-	vaesenc %zmm14, %zmm0, %zmm0
-	vaesenc %zmm15, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm17, %zmm0, %zmm0
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
 	vaesenc %zmm18, %zmm0, %zmm0
 	vaesenc %zmm19, %zmm0, %zmm0
 	vaesenc %zmm20, %zmm0, %zmm0
@@ -1210,9 +1203,20 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	vaesenc %zmm22, %zmm0, %zmm0
 	vaesenc %zmm23, %zmm0, %zmm0
 	vaesenc %zmm24, %zmm0, %zmm0
-	vpxorq (%rsi), %zmm25, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm26, %zmm0, %zmm0
+	vaesenc %zmm27, %zmm0, %zmm0
+	vaesenc %zmm28, %zmm0, %zmm0
+	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm30, %zmm0, %zmm0
+	vpxorq %zmm31, %zmm8, %zmm16
+	vaesenclast %zmm16, %zmm0, %zmm0
 	vmovdqu64 %zmm0, (%rsi)
+	vpsrlq $60, %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllq $4, %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
 	addq $64, %rdx
 	addq $64, %rsi
 	subq $4, %rcx
@@ -1222,20 +1226,8 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	testq %rcx, %rcx
 	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_done
 .Laesgen_aes256_enc__x86_64_vaes512_x8_xts_block:
-	vpxorq (%rdx), %xmm8, %xmm0
-	vmovdqu64 %xmm8, (%rsi)  # parked until the final round
-	vpxorq %xmm11, %xmm0, %xmm0
-	vpsrlq $63, %xmm8, %xmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
-	vpslldq $8, %xmm9, %xmm9
-	vpsllq $1, %xmm8, %xmm8
-	vpternlogq $0x96, %xmm10, %xmm9, %xmm8
-	vaesenc %xmm12, %xmm0, %xmm0
-	vaesenc %xmm13, %xmm0, %xmm0
-	vaesenc %xmm14, %xmm0, %xmm0
-	vaesenc %xmm15, %xmm0, %xmm0
-	vaesenc %xmm16, %xmm0, %xmm0
-	vaesenc %xmm17, %xmm0, %xmm0
+	vmovdqu64 (%rdx), %xmm0
+	vpternlogq $0x96, %xmm17, %xmm8, %xmm0
 	vaesenc %xmm18, %xmm0, %xmm0
 	vaesenc %xmm19, %xmm0, %xmm0
 	vaesenc %xmm20, %xmm0, %xmm0
@@ -1243,9 +1235,20 @@ aesgen_aes256_enc__x86_64_vaes512_x8_xts:
 	vaesenc %xmm22, %xmm0, %xmm0
 	vaesenc %xmm23, %xmm0, %xmm0
 	vaesenc %xmm24, %xmm0, %xmm0
-	vpxorq (%rsi), %xmm25, %xmm9
-	vaesenclast %xmm9, %xmm0, %xmm0
+	vaesenc %xmm25, %xmm0, %xmm0
+	vaesenc %xmm26, %xmm0, %xmm0
+	vaesenc %xmm27, %xmm0, %xmm0
+	vaesenc %xmm28, %xmm0, %xmm0
+	vaesenc %xmm29, %xmm0, %xmm0
+	vaesenc %xmm30, %xmm0, %xmm0
+	vpxorq %xmm31, %xmm8, %xmm16
+	vaesenclast %xmm16, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
+	vpsrlq $63, %xmm8, %xmm16
+	vpclmulqdq $1, .Lconst+768(%rip), %xmm16, %xmm0  # the top half's carries times 0x87
+	vpslldq $8, %xmm16, %xmm16
+	vpsllq $1, %xmm8, %xmm8
+	vpternlogq $0x96, %xmm0, %xmm16, %xmm8
 	addq $16, %rdx
 	addq $16, %rsi
 	subq $1, %rcx
@@ -2216,7 +2219,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm27, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm3, %zmm3
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
 	vaesenc %zmm27, %zmm4, %zmm4
 	vpxorq %zmm11, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm5, %zmm5
@@ -2225,7 +2228,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm27, %zmm7, %zmm7
 	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
 	vaesenc %zmm28, %zmm1, %zmm1
 	vpxorq %zmm10, %zmm11, %zmm10
 	vaesenc %zmm28, %zmm2, %zmm2
@@ -2351,11 +2354,11 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpxorq %zmm12, %zmm10, %zmm10
 	vpshufd $78, %zmm11, %zmm13
 	vpxorq %zmm13, %zmm10, %zmm10
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
 	vpxorq %zmm11, %zmm10, %zmm10
 	vpshufd $78, %zmm10, %zmm11
 	vpxorq %zmm11, %zmm12, %zmm11
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
 	vpxorq %zmm10, %zmm11, %zmm10
 	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
 	vextracti32x4 $2, %zmm10, %xmm12
@@ -2602,7 +2605,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm27, %zmm2, %zmm2
 	vpxorq %zmm13, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm3, %zmm3
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm11, %zmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
 	vaesenc %zmm27, %zmm4, %zmm4
 	vpxorq %zmm11, %zmm10, %zmm10
 	vaesenc %zmm27, %zmm5, %zmm5
@@ -2611,7 +2614,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	vaesenc %zmm27, %zmm7, %zmm7
 	vpxorq %zmm11, %zmm12, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
-	vpclmulqdq $16, .Lconst+896(%rip), %zmm10, %zmm10
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
 	vaesenc %zmm28, %zmm1, %zmm1
 	vpxorq %zmm10, %zmm11, %zmm10
 	vaesenc %zmm28, %zmm2, %zmm2
@@ -2720,16 +2723,26 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# lane l: shift right by 64 - l
-	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - (4 + l)
+	.byte 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x39, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# XTS reduction: x^128 = 0x87, in the low half of every lane
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift left by 4 + l
+	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	# lane l: shift right by 64 - l
+	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+	.byte 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# lane l: shift left by l
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

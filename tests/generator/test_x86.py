@@ -256,7 +256,7 @@ class XtsLoop(unittest.TestCase):
     the model does with a wrong one."""
 
     def _run_xts(self, em, b, fn, code, count=17):
-        key = bytes(range(16))
+        key = bytes(range(b.variant.key_bits // 8))
         em._run(b, fn, code, (key, em.schedule_bytes(b, key)), count, False, random.Random(7))
 
     def test_every_x86_variant_has_an_xts_loop(self):
@@ -349,6 +349,60 @@ class XtsLoop(unittest.TestCase):
         self.assertEqual(em._plan(target, 14, "xts", 128, "auto", "enc").data, list(range(14)))
         with self.assertRaisesRegex(PlanError, "x\\^60 away, past the 56 bits"):
             em._plan(target, 15, "xts", 128, "auto", "enc")
+
+    @staticmethod
+    def _main_loop(fn):
+        """The instructions of the first (N-vector) loop of a function."""
+        top = next(i for i, ins in enumerate(fn.code) if ins.op == "label" and ins.args[0].name.endswith("_loop"))
+        end = next(i for i, ins in enumerate(fn.code) if i > top and ins.op == "jae")
+        return fn.code[top + 1:end]
+
+    def test_the_32_register_loops_carry_a_tweak_register_per_vector(self):
+        """vaes512 and vaes256-avx512vl keep 8 tweak registers (AES-256: all 32 registers
+        used), park nothing in the output, and make 8 products an iteration: the base (2
+        zmm or 4 ymm vectors) steps, the rest derive from it; the 16-register loops park."""
+        for name, base in (("aes128_enc__x86_64_vaes512_x8", 2), ("aes256_dec__x86_64_vaes512_x8", 2),
+                           ("aes256_enc__x86_64_vaes256_avx512vl_x8", 4),
+                           ("aes192_dec__x86_64_vaes256_avx512vl_x8", 4)):
+            em, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "xts")
+            self.assertEqual((len(fn.plan.data), len(fn.plan.aux), len(fn.plan.temps)), (8, 8, 1), name)
+            self.assertEqual(fn.plan.policy, "resident", name)
+            if name.startswith("aes256"):
+                self.assertEqual(fn.plan.used(), 32, name)
+            body = self._main_loop(fn)
+            first_last = min(i for i, ins in enumerate(body) if ins.op.endswith("last"))
+            last = max(i for i, ins in enumerate(body) if ins.op.endswith("last"))
+            first_xor3 = min(i for i, ins in enumerate(body) if ins.op == "xor3")
+            self.assertEqual([ins for ins in body[:last] if ins.op == "store"], [], f"{name}: parked tweak")
+            self.assertEqual(sum(ins.op == "clmul" for ins in body), 8, name)
+            # the derived vectors first; each base tweak steps after its own last use
+            self.assertEqual(sum(ins.op == "clmul" for ins in body[:first_xor3]), 8 - base, name)
+            self.assertEqual(sum(ins.op == "clmul" for ins in body[first_last:]), base, name)
+            self.assertEqual(sum(ins.op == "xor3" for ins in body), 8, name)
+        for name in ("aes128_enc__x86_64_aesni_x8", "aes256_enc__x86_64_vaes256_x8"):
+            _, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "xts")
+            self.assertEqual(len(fn.plan.aux), 1, name)
+            self.assertTrue(any("parked" in ins.note for ins in fn.code), name)
+
+    def test_a_wrong_byte_step_or_base_is_caught(self):
+        from aesgen.machine.x86_64 import Imm, V
+        em, b = built("aes256_enc__x86_64_vaes512_x8")
+        fn = next(f for f in b.functions if f.mode == "xts")
+        self._run_xts(em, b, fn, fn.code, count=70)
+        # a byte product that keeps one byte too few
+        i = next(i for i, ins in enumerate(fn.code) if ins.op == "bshr" and ins.args[2] == Imm(12))
+        code = fn.code[:i] + [Instr("bshr", fn.code[i].args[:2] + (Imm(13),))] + fn.code[i + 1:]
+        with self.assertRaisesRegex(ModelError, "reference AES gives"):
+            self._run_xts(em, b, fn, code, count=70)
+        # vector 3 derived from base vector 0 instead of 1
+        tws = [V("zmm", r) for r in fn.plan.aux]
+        body = self._main_loop(fn)
+        j = next(k for k, ins in enumerate(fn.code) if ins in body and ins.op == "bshr" and ins.args[1] == tws[1])
+        code = fn.code[:j] + [Instr("bshr", (fn.code[j].args[0], tws[0], fn.code[j].args[2]))] + fn.code[j + 1:]
+        with self.assertRaisesRegex(ModelError, "reference AES gives"):
+            self._run_xts(em, b, fn, code, count=70)
 
     def test_a_forced_policy_that_cannot_hold_the_xts_loop_leaves_it_out(self):
         _, variants = pipeline.load(pipeline.Paths(targets=pipeline.ROOT / "tests" / "sweep" / "targets",

@@ -270,8 +270,10 @@ class BlockLoop:
                 if held.get(idx + i) != rnd:
                     raise PlanError(f"{self.asm.fn}: at {where}, register {idx + i} does not hold round key {rnd}")
 
-    def parallel(self, body: Callable, setup: Callable | None = None, finish: Callable | None = None) -> None:
-        """body(plan data registers, shape) emits one iteration over those registers."""
+    def parallel(self, body: Callable, setup: Callable | None = None, finish: Callable | None = None,
+                 enter: Callable | None = None) -> None:
+        """body(plan data registers, shape) emits one iteration over those registers;
+        enter(stage), where given, runs once before a counted stage's first iteration."""
         a = self.asm
         self.entry()
         self.load_resident_keys()
@@ -295,6 +297,8 @@ class BlockLoop:
                 self.count_down_one(top)
                 continue
             self.loop_head(s.blocks, exits[i])
+            if enter:
+                enter(s)
             top = a.label(s.loop)
             a.place(top)
             if i == 0:

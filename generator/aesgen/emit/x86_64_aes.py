@@ -15,6 +15,7 @@ written.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .. import reference
@@ -87,10 +88,14 @@ class Constants:
         return self.vector("XTS reduction: x^128 = 0x87, in the low half of every lane",
                            [XTS_POLY.to_bytes(8, "little") + bytes(8)] * self.lanes)
 
-    def lane_shifts(self, left: bool) -> M:
-        """Per-lane shift counts: lane l shifts both halves left by l, or right by 64 - l."""
-        return self.vector(f"lane l: shift {'left by l' if left else 'right by 64 - l'}",
-                           [((l if left else 64 - l).to_bytes(8, "little")) * 2 for l in range(self.lanes)])
+    def lane_shifts(self, left: bool, first: int = 0) -> M:
+        """Per-lane shift counts: lane l shifts both halves left by first + l, or right by
+        64 - (first + l)."""
+        by = f"{first} + l" if first else "l"
+        name = f"lane l: shift left by {by}" if left else f"lane l: shift right by 64 - {by}"
+        counts = [first + l if left else 64 - first - l for l in range(self.lanes)]
+        return self.vector(name.replace("- " + by, f"- ({by})") if first and not left else name,
+                           [c.to_bytes(8, "little") * 2 for c in counts])
 
 
 class LoopEmitter(BlockLoop):
@@ -195,10 +200,10 @@ class LoopEmitter(BlockLoop):
             for d in datas:
                 self.asm(op, d, d, k, key=("key", rnd))
 
-    def last_round(self, datas: list[V], fold=None) -> None:
+    def last_round(self, datas: list[V], fold=None, after=None) -> None:
         """Final round; fold(j) returns a memory operand to XOR into block vector j's
         output, folded into the last round key through a temporary (aesenclast(k ^ x) =
-        aesenclast(k) ^ x)."""
+        aesenclast(k) ^ x); after(j), where given, emits what follows vector j's op."""
         op = "aesdeclast" if self.decrypt else "aesenclast"
         kind = datas[0].kind
         k = self.key(self.nr, kind)
@@ -213,6 +218,8 @@ class LoopEmitter(BlockLoop):
             src = fold(j, t)
             self.load_xor(t, src, k) if isinstance(src, M) else self.xor(t, src, k)
             self.asm(op, d, d, t, key=("key^data", self.nr))
+            if after:
+                after(j)
 
 
 def _span(kind: str) -> int:
@@ -328,56 +335,166 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
+def xts_carries_tweaks(registers: int, n: int, rounds: int) -> bool:
+    """Whether an XTS iteration of n vectors keeps one tweak register per vector from one
+    iteration to the next (n data, n tweaks, one temporary, every round key resident);
+    otherwise the tweaks are made from the first vector's and parked in the output."""
+    return 2 * n + 1 + rounds + 1 <= registers
+
+
 def emit_xts(em: LoopEmitter) -> None:
     """XTS over whole blocks of one data unit: C_j = E(P_j ^ T_j) ^ T_j with T_j = T * x^j
-    (decryption the same with D). `tw` holds the tweaks of the iteration's first vector
-    (lane l: T_j * x^l). Vector j's tweaks are tw * x^(lanes j), each computed from tw
-    (no chain between vectors), and parked in the output block, which the final round
-    reads back (folded into the last round key) before the result overwrites it; every
-    input block is read before its own output block is written, so out == in is fine.
-    iv[] holds the first block's tweak and is left holding the tweak after the last."""
-    isa, consts = em.isa, em.consts
-    tw = em.v(em.plan.aux[0])
-    s_, p_ = (em.v(r) for r in em.plan.temps[:2])
-    sse = isa.encoding == "sse"
+    (decryption the same with D). iv[] holds the first block's tweak and is left holding
+    the tweak after the last. Two forms, by the plan:
 
-    def copy(dst: V, src: V) -> None:
+    carried  (one tweak register per vector, 32 registers) the tweaks stay in registers
+             from the first XOR to the last; every product is a whole number of bytes (a
+             byte shift each way and one carry-less product); the first XOR takes the key
+             and the input in one VPTERNLOGQ: 6 vector operations besides the rounds per
+             vector instead of 8, and no store and reload.
+    parked   (16 registers) vector j's tweaks are tw * x^(lanes j) from the first
+             vector's `tw`, parked in the output block until the final round reads them
+             back; every input block is read before its own output block is written, so
+             out == in is fine.
+    Both fold the final XOR into the last round key."""
+    if xts_carries_tweaks(em.isa.registers, len(em.plan.data), em.nr):
+        _emit_xts_carried(em)
+    else:
+        _emit_xts_parked(em)
+
+
+class _Tweaks:
+    """Tweak products dst = src * x^k in each 128-bit lane of an XTS loop."""
+
+    def __init__(self, em: LoopEmitter):
+        self.em, self.sse = em, em.isa.encoding == "sse"
+
+    def copy(self, dst: V, src: V) -> None:
         if dst != src:
-            em.asm("mov", dst, src)
+            self.em.asm("mov", dst, src)
 
-    def shift(op: str, dst: V, src: V, amount) -> None:
-        if sse:             # in place only
-            copy(dst, src)
+    def shift(self, op: str, dst: V, src: V, amount) -> None:
+        if self.sse:             # in place only
+            self.copy(dst, src)
             src = dst
-        em.asm(op, dst, src, amount)
+        self.em.asm(op, dst, src, amount)
 
-    def times_x(dst: V, src: V, k: int | None, kind: str) -> None:
-        """dst = src * x^k in each lane (k None: lane l by x^l); 1 <= k <= XTS_MAX_SHIFT (need()
-        refuses larger iterations), so the k bits shifted out of the top half times 0x87
-        fit one 64-bit product."""
-        s, p = s_.view(kind), p_.view(kind)
-        for r in (s, p):
+    def times_x(self, dst: V, src: V, k: int, scratch: list[V], per_lane: bool = False) -> None:
+        """k a whole number of bytes up to 64: the bytes shifted out of the lane, times 0x87,
+        come back in one product (one scratch register; dst may be src). Otherwise (and
+        per_lane: lane l by x^(k + l)) the bits each half loses, the top half's times 0x87
+        (two scratch registers, neither of them dst or src; k <= XTS_MAX_SHIFT, need()
+        refuses more)."""
+        em, consts = self.em, self.em.consts
+        for r in scratch:
             em.kt.clobber(r.n, "temp")
-        variable = k is None
-        shift("shrvq" if variable else "shrq", s, src,
-              consts.lane_shifts(left=False) if variable else Imm(64 - k))
-        if sse:
-            copy(p, s)
-        em.asm("clmul", p, p if sse else s, consts.xts_poly(), Imm(0x01),
+        if not per_lane and k % 8 == 0 and 0 < k <= 64:
+            t = scratch[0]
+            self.shift("bshr", t, src, Imm(16 - k // 8))
+            em.asm("clmul", t, t, consts.xts_poly(), Imm(0x00), note=f"the top {k} bits times 0x87")
+            self.shift("bshl", dst, src, Imm(k // 8))
+            em.xor(dst, dst, t)
+            return
+        s, p = scratch[:2]
+        variable = per_lane
+        self.shift("shrvq" if variable else "shrq", s, src,
+                   consts.lane_shifts(False, k) if variable else Imm(64 - k))
+        if self.sse:
+            self.copy(p, s)
+        em.asm("clmul", p, p if self.sse else s, consts.xts_poly(), Imm(0x01),
                note="the top half's carries times 0x87")
-        shift("bshl", s, s, Imm(8))
-        shift("shlvq" if variable else "shlq", dst, src, consts.lane_shifts(left=True) if variable else Imm(k))
-        if isa.encoding == "evex":
+        self.shift("bshl", s, s, Imm(8))
+        self.shift("shlvq" if variable else "shlq", dst, src,
+                   consts.lane_shifts(True, k) if variable else Imm(k))
+        if em.isa.encoding == "evex":
             em.asm("xor3", dst, s, p)
         else:
             em.xor(dst, dst, s)
             em.xor(dst, dst, p)
 
+
+def _emit_xts_carried(em: LoopEmitter) -> None:
+    """Lane 0 of tws[0] holds the next block's tweak at every stage's entry and exit. The
+    first c vectors' tweaks (c = 8 / gcd(8, lanes): 2 for zmm, 4 for ymm) are the base:
+    a counted stage spreads tws[0] on entry (lane l times x^l) and derives the rest of
+    the base from it; every iteration derives vector j >= c from base vector j mod c, a
+    whole number of bytes away (one product each), and steps the base by x^(blocks of
+    the iteration) after its last use. A unit shorter than a vector goes straight to the
+    one-block stage, which waits on no tweak product."""
+    isa, lanes = em.isa, em.isa.lanes
+    tws = [em.v(r) for r in em.plan.aux]
+    temp = em.plan.temps[0]
+    tweaks = _Tweaks(em)
+    base = 8 // math.gcd(8, lanes)
+
+    def scratch(kind: str, free: list[int]) -> list[V]:
+        return [em.v(r, kind) for r in [temp, *free]]
+
     def setup():
-        em.kt.clobber(tw.n, "tweak")
-        em.load_block_by_halves(tw, M(IV, 0), note="the first block's tweak")
-        if isa.lanes > 1:
-            times_x(tw, tw, None, isa.kind)
+        em.kt.clobber(tws[0].n, "tweak")
+        em.load_block_by_halves(tws[0].view("xmm"), M(IV, 0), note="the first block's tweak")
+
+    def enter(stage: Stage):
+        kind, k = stage.shape, len(stage.regs)
+        free = scratch(kind, em.plan.data)     # no block is loaded yet
+        if lanes > 1:
+            em.asm("dup128", tws[0], tws[0], note="in every lane")
+        # each base vector one product away from the tweak (lane l of vector j: x^(lanes j + l)),
+        # tws[0] last, in place
+        for j in reversed(range(min(base, k))):
+            if lanes > 1 or j > 0:
+                tweaks.times_x(tws[j].view(kind), tws[0].view(kind), lanes * j, free, per_lane=lanes > 1)
+            em.kt.clobber(tws[j].n, "tweak")
+
+    def body(regs, kind):
+        span = _span(kind)
+        blocks = len(regs) * span // 16
+        datas = [em.v(r, kind) for r in regs]
+        mine = [t.view(kind) for t in tws[:len(regs)]]
+        bases = min(base, len(regs))
+        for j in range(bases, len(regs)):
+            tweaks.times_x(mine[j], mine[j % base], lanes * (j - j % base), scratch(kind, []))
+            em.kt.clobber(mine[j].n, "tweak")
+        k0 = em.key(0, kind)
+        for j, d in enumerate(datas):
+            em.kt.clobber(d.n)
+            if isa.encoding == "evex":
+                em.asm("load", d, M(IN, j * span))
+                em.asm("xor3", d, mine[j], k0)     # k0 may be a memory operand: the third
+            else:
+                em.load_xor(d, M(IN, j * span), mine[j])
+                em.xor(d, d, k0)
+        em.middle_rounds(datas)
+        # a step of whole bytes needs only the temporary: each base tweak steps right
+        # after its last use (measured: 10% faster than after the stores, which delays the
+        # next iteration's first XORs); a step of bits waits for every block's store
+        bytewise = blocks % 8 == 0 and blocks <= 64
+
+        def step(j):
+            if j < bases:
+                tweaks.times_x(mine[j], mine[j], blocks, scratch(kind, []))
+        em.last_round(datas, fold=lambda j, _: mine[j], after=step if bytewise else None)
+        for j, d in enumerate(datas):
+            em.asm("store", M(OUT, j * span), d)
+        if not bytewise:
+            free = scratch(kind, em.plan.data)     # every block is stored
+            for t in mine[:bases]:
+                tweaks.times_x(t, t, blocks, free)
+        em.restore_borrowed()
+
+    def finish():
+        em.asm("store", M(IV, 0), tws[0].view("xmm"), note="the tweak of the next block")
+    em.parallel(body, setup, finish, enter=enter)
+
+
+def _emit_xts_parked(em: LoopEmitter) -> None:
+    """Vector j's tweaks are tw * x^(lanes j) from the iteration's first vector `tw` (no
+    chain between vectors), parked in the output block until the final round."""
+    isa = em.isa
+    tw = em.v(em.plan.aux[0])
+    s_, p_ = (em.v(r) for r in em.plan.temps[:2])
+    sse = isa.encoding == "sse"
+    tweaks = _Tweaks(em)
 
     def body(regs, kind):
         span = _span(kind)
@@ -385,11 +502,12 @@ def emit_xts(em: LoopEmitter) -> None:
         datas = [em.v(r, kind) for r in regs]
         t = tw.view(kind)
         k0 = em.key(0, kind)
+        scratch = [s_.view(kind), p_.view(kind)]
         for j, d in enumerate(datas):
             em.kt.clobber(d.n)
             tweak = t
             if j > 0:
-                times_x(d, t, lanes * j, kind)
+                tweaks.times_x(d, t, lanes * j, scratch)
                 tweak = d
             x = s_.view(kind) if tweak == d else d    # the input is read before out is written
             em.kt.clobber(x.n, "temp")
@@ -402,12 +520,18 @@ def emit_xts(em: LoopEmitter) -> None:
                 em.asm("xor", x, tweak, M(IN, j * span))
                 em.asm("store", M(OUT, j * span), tweak, note="parked until the final round")
                 em.xor(d, x, k0)
-        times_x(t, t, lanes * len(datas), kind)
+        tweaks.times_x(t, t, lanes * len(datas), scratch)
         em.middle_rounds(datas)
         em.last_round(datas, fold=lambda j, _: M(OUT, j * span))
         for j, d in enumerate(datas):
             em.asm("store", M(OUT, j * span), d)
         em.restore_borrowed()
+
+    def setup():
+        em.kt.clobber(tw.n, "tweak")
+        em.load_block_by_halves(tw, M(IV, 0), note="the first block's tweak")
+        if isa.lanes > 1:
+            tweaks.times_x(tw, tw, 0, [s_, p_], per_lane=True)
 
     def finish():
         em.asm("store", M(IV, 0), tw.view("xmm"), note="the tweak of the next block")
@@ -871,9 +995,13 @@ class X86AesEmitter(HwLoopEmitter):
             raise PlanError(f"{n} x {self.lanes(target)} blocks: the next iteration's tweaks are x^"
                             f"{self.lanes(target) * n} away, past the {XTS_MAX_SHIFT} bits one carry-less "
                             f"product by 0x87 reduces")
+        rounds = reference.rounds_for(key_bits)
+        if xts_carries_tweaks(self.registers(target), n, rounds):
+            # a tweak register per vector; one temporary for the final round and the products
+            return Need(data=n, aux=n, temps=1, keys=rounds + 1, temp_phase="all")
         # the tweaks of the first vector; two temporaries for each tweak product, used
         # before round 1 and again (one of them) in the final round
-        return Need(data=n, aux=1, temps=2, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")
+        return Need(data=n, aux=1, temps=2, keys=rounds + 1, temp_phase="all")
 
     def plan_options(self, target: Target) -> dict:
         # x86-64 cores rename registers: one register streams every key

@@ -217,8 +217,9 @@ static void one_block(const aesgen_variant *v, const void *rk, uint8_t out[16], 
     aesgen_wipe16(b);
 }
 
-/* A data unit of len >= 16 bytes whose encrypted tweak is t. */
-static void unit(const aesgen_xts_key *key, aesgen_direction dir, tweak t, uint8_t *out, const uint8_t *in,
+/* A data unit of len >= 16 bytes whose encrypted tweak is in et[] (as the tweak's ECB
+ * call left it: the loop reads it from there, no copy in between; it is left advanced). */
+static void unit(const aesgen_xts_key *key, aesgen_direction dir, uint8_t et[16], uint8_t *out, const uint8_t *in,
                  size_t len)
 {
     const aesgen_variant *v = dir == AESGEN_ENCRYPT ? kstate(key)->enc : kstate(key)->dec;
@@ -228,12 +229,10 @@ static void unit(const aesgen_xts_key *key, aesgen_direction dir, tweak t, uint8
     _Alignas(16) uint8_t tw[16 * CHUNK_BLOCKS];
     size_t used = 0, done = 0;
     if (whole > 0 && loop_takes(v, out, in)) { /* the variant's own XTS loop */
-        tweak_store(tw, t);
-        v->xts(rk, out, in, whole, tw);
-        t = tweak_load(tw);
-        used = 1;
+        v->xts(rk, out, in, whole, et);
         done = whole;
     }
+    tweak t = tweak_load(et);
     while (done < whole) {
         const size_t n = whole - done < CHUNK_BLOCKS ? whole - done : CHUNK_BLOCKS;
         used = n > used ? n : used;
@@ -243,9 +242,7 @@ static void unit(const aesgen_xts_key *key, aesgen_direction dir, tweak t, uint8
         whiten_again(o, tw, n);
         done += n;
     }
-    if (used == 1)
-        aesgen_wipe16(tw); /* the loop's one tweak: a store, not two calls */
-    else
+    if (used != 0)
         aesgen_memwipe(tw, 16 * used);
     if (tail == 0)
         return;
@@ -286,9 +283,9 @@ static int crypt_unit(const aesgen_xts_key *key, aesgen_direction dir, const uin
     const int rc = check_unit(key, tweak_in, out, in, len);
     if (rc != AESGEN_OK)
         return rc;
-    uint8_t t[16];
+    _Alignas(16) uint8_t t[16];
     aesgen_variant_ecb(kstate(key)->enc, schedule(key, RK_TWEAK), t, tweak_in, 1);
-    unit(key, dir, tweak_load(t), out, in, len);
+    unit(key, dir, t, out, in, len);
     aesgen_wipe16(t);
     return AESGEN_OK;
 }
@@ -322,7 +319,7 @@ static int crypt_sectors(const aesgen_xts_key *key, aesgen_direction dir, uint64
     rc = aesgen_check_buffers(out, in, count * unit_len);
     if (rc != AESGEN_OK)
         return rc;
-    uint8_t t[16 * SECTOR_GROUP];
+    _Alignas(16) uint8_t t[16 * SECTOR_GROUP]; /* also the loops' tweak buffers: aligned for every one */
     size_t used = 0;
     for (size_t done = 0; done < count;) {
         const size_t n = count - done < SECTOR_GROUP ? count - done : SECTOR_GROUP;
@@ -333,8 +330,7 @@ static int crypt_sectors(const aesgen_xts_key *key, aesgen_direction dir, uint64
         used = n > used ? n : used;
         aesgen_variant_ecb(kstate(key)->enc, schedule(key, RK_TWEAK), t, t, n);
         for (size_t i = 0; i < n; i++)
-            unit(key, dir, tweak_load(t + 16 * i), out + (done + i) * unit_len, in + (done + i) * unit_len,
-                 unit_len);
+            unit(key, dir, t + 16 * i, out + (done + i) * unit_len, in + (done + i) * unit_len, unit_len);
         done += n;
     }
     aesgen_memwipe(t, 16 * used);

@@ -13,12 +13,13 @@
  * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
+ * xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
  * gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
  * gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 222 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 232 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1069,6 +1070,207 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts
+
+/* xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers; 80 AES instructions. */
+	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units
+	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units
+	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units, @function
+	.p2align 5
+aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %ymm17  # k0
+	vbroadcasti32x4 16(%rdi), %ymm18  # k1
+	vbroadcasti32x4 32(%rdi), %ymm19  # k2
+	vbroadcasti32x4 48(%rdi), %ymm20  # k3
+	vbroadcasti32x4 64(%rdi), %ymm21  # k4
+	vbroadcasti32x4 80(%rdi), %ymm22  # k5
+	vbroadcasti32x4 96(%rdi), %ymm23  # k6
+	vbroadcasti32x4 112(%rdi), %ymm24  # k7
+	vbroadcasti32x4 128(%rdi), %ymm25  # k8
+	vbroadcasti32x4 144(%rdi), %ymm26  # k9
+	vbroadcasti32x4 160(%rdi), %ymm27  # k10
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units_unit:
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vpermq $0x44, %ymm8, %ymm8  # in every lane
+	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+832(%rip), %ymm8, %ymm11
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm11
+	vpsrlvq .Lconst+896(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+960(%rip), %ymm8, %ymm10
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm10
+	vpsrlvq .Lconst+1024(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1088(%rip), %ymm8, %ymm9
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm9
+	vpsrlvq .Lconst+1152(%rip), %ymm8, %ymm16
+	vpclmulqdq $1, .Lconst+768(%rip), %ymm16, %ymm0  # the top half's carries times 0x87
+	vpslldq $8, %ymm16, %ymm16
+	vpsllvq .Lconst+1216(%rip), %ymm8, %ymm8
+	vpternlogq $0x96, %ymm0, %ymm16, %ymm8
+	movq %rcx, %r10  # the unit's blocks
+.Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units_loop:
+	vpsrldq $15, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm8, %ymm12
+	vpxorq %ymm16, %ymm12, %ymm12
+	vpsrldq $15, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm9, %ymm13
+	vpxorq %ymm16, %ymm13, %ymm13
+	vpsrldq $15, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm10, %ymm14
+	vpxorq %ymm16, %ymm14, %ymm14
+	vpsrldq $15, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 8 bits times 0x87
+	vpslldq $1, %ymm11, %ymm15
+	vpxorq %ymm16, %ymm15, %ymm15
+	vmovdqu64 (%rdx), %ymm0
+	vpternlogq $0x96, %ymm17, %ymm8, %ymm0
+	vmovdqu64 32(%rdx), %ymm1
+	vpternlogq $0x96, %ymm17, %ymm9, %ymm1
+	vmovdqu64 64(%rdx), %ymm2
+	vpternlogq $0x96, %ymm17, %ymm10, %ymm2
+	vmovdqu64 96(%rdx), %ymm3
+	vpternlogq $0x96, %ymm17, %ymm11, %ymm3
+	vmovdqu64 128(%rdx), %ymm4
+	vpternlogq $0x96, %ymm17, %ymm12, %ymm4
+	vmovdqu64 160(%rdx), %ymm5
+	vpternlogq $0x96, %ymm17, %ymm13, %ymm5
+	vmovdqu64 192(%rdx), %ymm6
+	vpternlogq $0x96, %ymm17, %ymm14, %ymm6
+	vmovdqu64 224(%rdx), %ymm7
+	vpternlogq $0x96, %ymm17, %ymm15, %ymm7
+	vaesenc %ymm18, %ymm0, %ymm0
+	vaesenc %ymm18, %ymm1, %ymm1
+	vaesenc %ymm18, %ymm2, %ymm2
+	vaesenc %ymm18, %ymm3, %ymm3
+	vaesenc %ymm18, %ymm4, %ymm4
+	vaesenc %ymm18, %ymm5, %ymm5
+	vaesenc %ymm18, %ymm6, %ymm6
+	vaesenc %ymm18, %ymm7, %ymm7
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm3, %ymm3
+	vaesenc %ymm20, %ymm4, %ymm4
+	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm20, %ymm6, %ymm6
+	vaesenc %ymm20, %ymm7, %ymm7
+	vaesenc %ymm21, %ymm0, %ymm0
+	vaesenc %ymm21, %ymm1, %ymm1
+	vaesenc %ymm21, %ymm2, %ymm2
+	vaesenc %ymm21, %ymm3, %ymm3
+	vaesenc %ymm21, %ymm4, %ymm4
+	vaesenc %ymm21, %ymm5, %ymm5
+	vaesenc %ymm21, %ymm6, %ymm6
+	vaesenc %ymm21, %ymm7, %ymm7
+	vaesenc %ymm22, %ymm0, %ymm0
+	vaesenc %ymm22, %ymm1, %ymm1
+	vaesenc %ymm22, %ymm2, %ymm2
+	vaesenc %ymm22, %ymm3, %ymm3
+	vaesenc %ymm22, %ymm4, %ymm4
+	vaesenc %ymm22, %ymm5, %ymm5
+	vaesenc %ymm22, %ymm6, %ymm6
+	vaesenc %ymm22, %ymm7, %ymm7
+	vaesenc %ymm23, %ymm0, %ymm0
+	vaesenc %ymm23, %ymm1, %ymm1
+	vaesenc %ymm23, %ymm2, %ymm2
+	vaesenc %ymm23, %ymm3, %ymm3
+	vaesenc %ymm23, %ymm4, %ymm4
+	vaesenc %ymm23, %ymm5, %ymm5
+	vaesenc %ymm23, %ymm6, %ymm6
+	vaesenc %ymm23, %ymm7, %ymm7
+	vaesenc %ymm24, %ymm0, %ymm0
+	vaesenc %ymm24, %ymm1, %ymm1
+	vaesenc %ymm24, %ymm2, %ymm2
+	vaesenc %ymm24, %ymm3, %ymm3
+	vaesenc %ymm24, %ymm4, %ymm4
+	vaesenc %ymm24, %ymm5, %ymm5
+	vaesenc %ymm24, %ymm6, %ymm6
+	vaesenc %ymm24, %ymm7, %ymm7
+	vaesenc %ymm25, %ymm0, %ymm0
+	vaesenc %ymm25, %ymm1, %ymm1
+	vaesenc %ymm25, %ymm2, %ymm2
+	vaesenc %ymm25, %ymm3, %ymm3
+	vaesenc %ymm25, %ymm4, %ymm4
+	vaesenc %ymm25, %ymm5, %ymm5
+	vaesenc %ymm25, %ymm6, %ymm6
+	vaesenc %ymm25, %ymm7, %ymm7
+	vaesenc %ymm26, %ymm0, %ymm0
+	vaesenc %ymm26, %ymm1, %ymm1
+	vaesenc %ymm26, %ymm2, %ymm2
+	vaesenc %ymm26, %ymm3, %ymm3
+	vaesenc %ymm26, %ymm4, %ymm4
+	vaesenc %ymm26, %ymm5, %ymm5
+	vaesenc %ymm26, %ymm6, %ymm6
+	vaesenc %ymm26, %ymm7, %ymm7
+	vpxorq %ymm27, %ymm8, %ymm16
+	vaesenclast %ymm16, %ymm0, %ymm0
+	vpsrldq $14, %ymm8, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm8, %ymm8
+	vpxorq %ymm16, %ymm8, %ymm8
+	vpxorq %ymm27, %ymm9, %ymm16
+	vaesenclast %ymm16, %ymm1, %ymm1
+	vpsrldq $14, %ymm9, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm9, %ymm9
+	vpxorq %ymm16, %ymm9, %ymm9
+	vpxorq %ymm27, %ymm10, %ymm16
+	vaesenclast %ymm16, %ymm2, %ymm2
+	vpsrldq $14, %ymm10, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm10, %ymm10
+	vpxorq %ymm16, %ymm10, %ymm10
+	vpxorq %ymm27, %ymm11, %ymm16
+	vaesenclast %ymm16, %ymm3, %ymm3
+	vpsrldq $14, %ymm11, %ymm16
+	vpclmulqdq $0, .Lconst+768(%rip), %ymm16, %ymm16  # the top 16 bits times 0x87
+	vpslldq $2, %ymm11, %ymm11
+	vpxorq %ymm16, %ymm11, %ymm11
+	vpxorq %ymm27, %ymm12, %ymm16
+	vaesenclast %ymm16, %ymm4, %ymm4
+	vpxorq %ymm27, %ymm13, %ymm16
+	vaesenclast %ymm16, %ymm5, %ymm5
+	vpxorq %ymm27, %ymm14, %ymm16
+	vaesenclast %ymm16, %ymm6, %ymm6
+	vpxorq %ymm27, %ymm15, %ymm16
+	vaesenclast %ymm16, %ymm7, %ymm7
+	vmovdqu64 %ymm0, (%rsi)
+	vmovdqu64 %ymm1, 32(%rsi)
+	vmovdqu64 %ymm2, 64(%rsi)
+	vmovdqu64 %ymm3, 96(%rsi)
+	vmovdqu64 %ymm4, 128(%rsi)
+	vmovdqu64 %ymm5, 160(%rsi)
+	vmovdqu64 %ymm6, 192(%rsi)
+	vmovdqu64 %ymm7, 224(%rsi)
+	addq $256, %rdx
+	addq $256, %rsi
+	subq $16, %r10
+	jnz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units_loop
+	addq $16, %r8  # the next unit's tweak
+	subq $1, %r9
+	jnz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units_unit
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_xts_units
 
 /* cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers; 80 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16

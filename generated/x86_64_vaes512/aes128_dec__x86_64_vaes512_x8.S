@@ -12,7 +12,8 @@
  * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
  * cbc: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 150 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys, against the reference AES, with every AES op checked to read the round key it names.
+ * xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 160 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -972,6 +973,197 @@ aesgen_aes128_dec__x86_64_vaes512_x8_xts:
 	ret
 	.cfi_endproc
 	.size aesgen_aes128_dec__x86_64_vaes512_x8_xts, .-aesgen_aes128_dec__x86_64_vaes512_x8_xts
+
+/* xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers; 80 AES instructions. */
+	.globl aesgen_aes128_dec__x86_64_vaes512_x8_xts_units
+	.hidden aesgen_aes128_dec__x86_64_vaes512_x8_xts_units
+	.type aesgen_aes128_dec__x86_64_vaes512_x8_xts_units, @function
+	.p2align 5
+aesgen_aes128_dec__x86_64_vaes512_x8_xts_units:
+	.cfi_startproc
+	endbr64
+	vbroadcasti32x4 (%rdi), %zmm17  # k0
+	vbroadcasti32x4 16(%rdi), %zmm18  # k1
+	vbroadcasti32x4 32(%rdi), %zmm19  # k2
+	vbroadcasti32x4 48(%rdi), %zmm20  # k3
+	vbroadcasti32x4 64(%rdi), %zmm21  # k4
+	vbroadcasti32x4 80(%rdi), %zmm22  # k5
+	vbroadcasti32x4 96(%rdi), %zmm23  # k6
+	vbroadcasti32x4 112(%rdi), %zmm24  # k7
+	vbroadcasti32x4 128(%rdi), %zmm25  # k8
+	vbroadcasti32x4 144(%rdi), %zmm26  # k9
+	vbroadcasti32x4 160(%rdi), %zmm27  # k10
+.Laesgen_aes128_dec__x86_64_vaes512_x8_xts_units_unit:
+	vmovq (%r8), %xmm8  # the first block's tweak
+	vmovhps 8(%r8), %xmm8, %xmm8
+	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
+	vpsrlvq .Lconst(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+128(%rip), %zmm8, %zmm9
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm9
+	vpsrlvq .Lconst+192(%rip), %zmm8, %zmm16
+	vpclmulqdq $1, .Lconst+64(%rip), %zmm16, %zmm0  # the top half's carries times 0x87
+	vpslldq $8, %zmm16, %zmm16
+	vpsllvq .Lconst+256(%rip), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm0, %zmm16, %zmm8
+	movq %rcx, %r10  # the unit's blocks
+.Laesgen_aes128_dec__x86_64_vaes512_x8_xts_units_loop:
+	vpsrldq $15, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm8, %zmm10
+	vpxorq %zmm16, %zmm10, %zmm10
+	vpsrldq $15, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 8 bits times 0x87
+	vpslldq $1, %zmm9, %zmm11
+	vpxorq %zmm16, %zmm11, %zmm11
+	vpsrldq $14, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm8, %zmm12
+	vpxorq %zmm16, %zmm12, %zmm12
+	vpsrldq $14, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 16 bits times 0x87
+	vpslldq $2, %zmm9, %zmm13
+	vpxorq %zmm16, %zmm13, %zmm13
+	vpsrldq $13, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm8, %zmm14
+	vpxorq %zmm16, %zmm14, %zmm14
+	vpsrldq $13, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 24 bits times 0x87
+	vpslldq $3, %zmm9, %zmm15
+	vpxorq %zmm16, %zmm15, %zmm15
+	vmovdqu64 (%rdx), %zmm0
+	vpternlogq $0x96, %zmm17, %zmm8, %zmm0
+	vmovdqu64 64(%rdx), %zmm1
+	vpternlogq $0x96, %zmm17, %zmm9, %zmm1
+	vmovdqu64 128(%rdx), %zmm2
+	vpternlogq $0x96, %zmm17, %zmm10, %zmm2
+	vmovdqu64 192(%rdx), %zmm3
+	vpternlogq $0x96, %zmm17, %zmm11, %zmm3
+	vmovdqu64 256(%rdx), %zmm4
+	vpternlogq $0x96, %zmm17, %zmm12, %zmm4
+	vmovdqu64 320(%rdx), %zmm5
+	vpternlogq $0x96, %zmm17, %zmm13, %zmm5
+	vmovdqu64 384(%rdx), %zmm6
+	vpternlogq $0x96, %zmm17, %zmm14, %zmm6
+	vmovdqu64 448(%rdx), %zmm7
+	vpternlogq $0x96, %zmm17, %zmm15, %zmm7
+	vaesdec %zmm18, %zmm0, %zmm0
+	vaesdec %zmm18, %zmm1, %zmm1
+	vaesdec %zmm18, %zmm2, %zmm2
+	vaesdec %zmm18, %zmm3, %zmm3
+	vaesdec %zmm18, %zmm4, %zmm4
+	vaesdec %zmm18, %zmm5, %zmm5
+	vaesdec %zmm18, %zmm6, %zmm6
+	vaesdec %zmm18, %zmm7, %zmm7
+	vaesdec %zmm19, %zmm0, %zmm0
+	vaesdec %zmm19, %zmm1, %zmm1
+	vaesdec %zmm19, %zmm2, %zmm2
+	vaesdec %zmm19, %zmm3, %zmm3
+	vaesdec %zmm19, %zmm4, %zmm4
+	vaesdec %zmm19, %zmm5, %zmm5
+	vaesdec %zmm19, %zmm6, %zmm6
+	vaesdec %zmm19, %zmm7, %zmm7
+	vaesdec %zmm20, %zmm0, %zmm0
+	vaesdec %zmm20, %zmm1, %zmm1
+	vaesdec %zmm20, %zmm2, %zmm2
+	vaesdec %zmm20, %zmm3, %zmm3
+	vaesdec %zmm20, %zmm4, %zmm4
+	vaesdec %zmm20, %zmm5, %zmm5
+	vaesdec %zmm20, %zmm6, %zmm6
+	vaesdec %zmm20, %zmm7, %zmm7
+	vaesdec %zmm21, %zmm0, %zmm0
+	vaesdec %zmm21, %zmm1, %zmm1
+	vaesdec %zmm21, %zmm2, %zmm2
+	vaesdec %zmm21, %zmm3, %zmm3
+	vaesdec %zmm21, %zmm4, %zmm4
+	vaesdec %zmm21, %zmm5, %zmm5
+	vaesdec %zmm21, %zmm6, %zmm6
+	vaesdec %zmm21, %zmm7, %zmm7
+	vaesdec %zmm22, %zmm0, %zmm0
+	vaesdec %zmm22, %zmm1, %zmm1
+	vaesdec %zmm22, %zmm2, %zmm2
+	vaesdec %zmm22, %zmm3, %zmm3
+	vaesdec %zmm22, %zmm4, %zmm4
+	vaesdec %zmm22, %zmm5, %zmm5
+	vaesdec %zmm22, %zmm6, %zmm6
+	vaesdec %zmm22, %zmm7, %zmm7
+	vaesdec %zmm23, %zmm0, %zmm0
+	vaesdec %zmm23, %zmm1, %zmm1
+	vaesdec %zmm23, %zmm2, %zmm2
+	vaesdec %zmm23, %zmm3, %zmm3
+	vaesdec %zmm23, %zmm4, %zmm4
+	vaesdec %zmm23, %zmm5, %zmm5
+	vaesdec %zmm23, %zmm6, %zmm6
+	vaesdec %zmm23, %zmm7, %zmm7
+	vaesdec %zmm24, %zmm0, %zmm0
+	vaesdec %zmm24, %zmm1, %zmm1
+	vaesdec %zmm24, %zmm2, %zmm2
+	vaesdec %zmm24, %zmm3, %zmm3
+	vaesdec %zmm24, %zmm4, %zmm4
+	vaesdec %zmm24, %zmm5, %zmm5
+	vaesdec %zmm24, %zmm6, %zmm6
+	vaesdec %zmm24, %zmm7, %zmm7
+	vaesdec %zmm25, %zmm0, %zmm0
+	vaesdec %zmm25, %zmm1, %zmm1
+	vaesdec %zmm25, %zmm2, %zmm2
+	vaesdec %zmm25, %zmm3, %zmm3
+	vaesdec %zmm25, %zmm4, %zmm4
+	vaesdec %zmm25, %zmm5, %zmm5
+	vaesdec %zmm25, %zmm6, %zmm6
+	vaesdec %zmm25, %zmm7, %zmm7
+	vaesdec %zmm26, %zmm0, %zmm0
+	vaesdec %zmm26, %zmm1, %zmm1
+	vaesdec %zmm26, %zmm2, %zmm2
+	vaesdec %zmm26, %zmm3, %zmm3
+	vaesdec %zmm26, %zmm4, %zmm4
+	vaesdec %zmm26, %zmm5, %zmm5
+	vaesdec %zmm26, %zmm6, %zmm6
+	vaesdec %zmm26, %zmm7, %zmm7
+	vpxorq %zmm27, %zmm8, %zmm16
+	vaesdeclast %zmm16, %zmm0, %zmm0
+	vpsrldq $12, %zmm8, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm8, %zmm8
+	vpxorq %zmm16, %zmm8, %zmm8
+	vpxorq %zmm27, %zmm9, %zmm16
+	vaesdeclast %zmm16, %zmm1, %zmm1
+	vpsrldq $12, %zmm9, %zmm16
+	vpclmulqdq $0, .Lconst+64(%rip), %zmm16, %zmm16  # the top 32 bits times 0x87
+	vpslldq $4, %zmm9, %zmm9
+	vpxorq %zmm16, %zmm9, %zmm9
+	vpxorq %zmm27, %zmm10, %zmm16
+	vaesdeclast %zmm16, %zmm2, %zmm2
+	vpxorq %zmm27, %zmm11, %zmm16
+	vaesdeclast %zmm16, %zmm3, %zmm3
+	vpxorq %zmm27, %zmm12, %zmm16
+	vaesdeclast %zmm16, %zmm4, %zmm4
+	vpxorq %zmm27, %zmm13, %zmm16
+	vaesdeclast %zmm16, %zmm5, %zmm5
+	vpxorq %zmm27, %zmm14, %zmm16
+	vaesdeclast %zmm16, %zmm6, %zmm6
+	vpxorq %zmm27, %zmm15, %zmm16
+	vaesdeclast %zmm16, %zmm7, %zmm7
+	vmovdqu64 %zmm0, (%rsi)
+	vmovdqu64 %zmm1, 64(%rsi)
+	vmovdqu64 %zmm2, 128(%rsi)
+	vmovdqu64 %zmm3, 192(%rsi)
+	vmovdqu64 %zmm4, 256(%rsi)
+	vmovdqu64 %zmm5, 320(%rsi)
+	vmovdqu64 %zmm6, 384(%rsi)
+	vmovdqu64 %zmm7, 448(%rsi)
+	addq $512, %rdx
+	addq $512, %rsi
+	subq $32, %r10
+	jnz .Laesgen_aes128_dec__x86_64_vaes512_x8_xts_units_loop
+	addq $16, %r8  # the next unit's tweak
+	subq $1, %r9
+	jnz .Laesgen_aes128_dec__x86_64_vaes512_x8_xts_units_unit
+	vzeroupper
+	ret
+	.cfi_endproc
+	.size aesgen_aes128_dec__x86_64_vaes512_x8_xts_units, .-aesgen_aes128_dec__x86_64_vaes512_x8_xts_units
 
 	.section .rodata
 	.p2align 6

@@ -93,6 +93,13 @@ typedef struct aesgen_variant {
      * its load and its result (every input block is read first). NULL where the
      * variant has no XTS loop (xts.c then whitens around ecb). */
     void (*xts)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
+    /* XTS over `count` (>= 1) consecutive data units of nblocks blocks each, nblocks a
+     * positive multiple of xts_units_blocks; unit i's encrypted tweak is at tweaks +
+     * 16 i (read only). The many-sector call's loop: one call for a group of sectors.
+     * out == in or disjoint. NULL (and 0) where the variant has none. */
+    void (*xts_units)(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
+                      size_t count);
+    uint16_t xts_units_blocks;
     /* Encryption variants with lanes functions (aesgen_cbc_encrypt_streams), widest
      * first; the rest of the array is zero. */
     aesgen_cbc_lanes cbc_lanes[AESGEN_CBC_LANE_KERNELS];

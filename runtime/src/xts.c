@@ -11,7 +11,9 @@
  * whitened into the output buffer, goes through the variant's ECB loop in one call, in
  * place, and is whitened again. A final partial block uses ciphertext stealing;
  * decryption takes the last two tweaks in swapped order. The many-sector call encrypts a group of sector tweaks in
- * one ECB call, then runs the units one after another.
+ * one ECB call, then runs the group through the variant's units loop in one call where it
+ * has one (the x86-64 VAES loops with 32 registers, units a whole number of its
+ * iterations), else the units one after another.
  */
 #include <stdint.h>
 #include <string.h>
@@ -200,6 +202,13 @@ static int loop_takes(const aesgen_variant *v, const void *out, const void *in)
     return v->xts != NULL && (v->align == 0 || ((uintptr_t)out | (uintptr_t)in) % v->align == 0);
 }
 
+/* Whether the variant's units loop takes these sectors: it has one, each unit is a whole
+ * number of its iterations (no stealing), and the loop would take the buffers. */
+static int units_take(const aesgen_variant *v, size_t unit_len, const void *out, const void *in)
+{
+    return v->xts_units != NULL && unit_len % (16 * (size_t)v->xts_units_blocks) == 0 && loop_takes(v, out, in);
+}
+
 /* One block: out = E or D (in ^ t) ^ t. */
 static void one_block(const aesgen_variant *v, const void *rk, uint8_t out[16], const uint8_t in[16], tweak t)
 {
@@ -319,6 +328,8 @@ static int crypt_sectors(const aesgen_xts_key *key, aesgen_direction dir, uint64
     rc = aesgen_check_buffers(out, in, count * unit_len);
     if (rc != AESGEN_OK)
         return rc;
+    const aesgen_variant *v = dir == AESGEN_ENCRYPT ? kstate(key)->enc : kstate(key)->dec;
+    const void *rk = schedule(key, dir == AESGEN_ENCRYPT ? RK_DATA_ENC : RK_DATA_DEC);
     _Alignas(16) uint8_t t[16 * SECTOR_GROUP]; /* also the loops' tweak buffers: aligned for every one */
     size_t used = 0;
     for (size_t done = 0; done < count;) {
@@ -329,8 +340,13 @@ static int crypt_sectors(const aesgen_xts_key *key, aesgen_direction dir, uint64
         }
         used = n > used ? n : used;
         aesgen_variant_ecb(kstate(key)->enc, schedule(key, RK_TWEAK), t, t, n);
-        for (size_t i = 0; i < n; i++)
-            unit(key, dir, t + 16 * i, out + (done + i) * unit_len, in + (done + i) * unit_len, unit_len);
+        uint8_t *dst = out + done * unit_len;
+        const uint8_t *src = in + done * unit_len;
+        if (units_take(v, unit_len, dst, src)) /* the group in one call of the units loop */
+            v->xts_units(rk, dst, src, unit_len / 16, t, n);
+        else
+            for (size_t i = 0; i < n; i++)
+                unit(key, dir, t + 16 * i, dst + i * unit_len, src + i * unit_len, unit_len);
         done += n;
     }
     aesgen_memwipe(t, 16 * used);

@@ -233,6 +233,48 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
     }
 }
 
+/* The XTS units function (variants that have one): 1..3 units of 1..2 iterations, in
+ * place and not, data and tweaks against guard pages; each unit against the twin's ECB
+ * whitened with its tweak, the tweaks left as they were. */
+#define UNITS_MAX 3
+static size_t units_functions;
+static void test_xts_units(const aesgen_variant *v, const aesgen_variant *twin, const uint8_t *twin_rk,
+                           const uint8_t *rk, int at_end)
+{
+    if (v->xts_units == NULL)
+        return;
+    CHECK(v->xts_units_blocks != 0 && v->xts_units_blocks % 16 == 0 && v->xts != NULL,
+          "%s: an XTS units function for %u blocks per iteration", v->name, (unsigned)v->xts_units_blocks);
+    if (v->xts_units_blocks == 0)
+        return;
+    units_functions += at_end == 0;
+    for (size_t units = 1; units <= UNITS_MAX; units++) {
+        for (size_t k = 1; k <= 2; k++) {
+            const size_t nb = k * v->xts_units_blocks, len = 16 * nb * units;
+            uint8_t *in = guarded(len, at_end), *out = guarded(len, at_end), *tweaks = guarded(16 * units, at_end);
+            uint8_t *want = malloc(len), tweak[16], before[16 * UNITS_MAX];
+            for (int in_place = 0; in_place < 2; in_place++) {
+                char what[160];
+                uint8_t *dst = in_place ? in : out;
+                snprintf(what, sizeof what, "%s xts_units, %zu units of %zu blocks%s, buffers %s a guard page",
+                         v->name, units, nb, in_place ? " in place" : "", at_end ? "ending at" : "after");
+                fill(in, len, (unsigned)(units * 5 + k));
+                fill(tweaks, 16 * units, (unsigned)(units + 3 * k + 1));
+                memcpy(before, tweaks, 16 * units);
+                for (size_t u = 0; u < units; u++) {
+                    memcpy(tweak, tweaks + 16 * u, 16);
+                    ts_variant_run(twin, twin_rk, TS_VARIANT_XTS, want + 16 * nb * u, in + 16 * nb * u, nb, tweak);
+                }
+                call6(what, (any_fn)v->xts_units, (uintptr_t)rk, (uintptr_t)dst, (uintptr_t)in, nb,
+                      (uintptr_t)tweaks, units);
+                CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
+                CHECK(memcmp(tweaks, before, 16 * units) == 0, "%s: the tweaks changed", what);
+            }
+            free(want);
+        }
+    }
+}
+
 static void test_variant(const aesgen_variant *v)
 {
     const aesgen_variant *twin = portable_twin(v);
@@ -296,6 +338,7 @@ static void test_variant(const aesgen_variant *v)
         }
         test_lanes(v, twin, twin_rk, rk, at_end);
         test_gcm(v, twin, twin_rk, rk, at_end);
+        test_xts_units(v, twin, twin_rk, rk, at_end);
     }
 }
 
@@ -309,8 +352,8 @@ int main(void)
         test_variant(v);
         tested++;
     }
-    printf("abi_test: %zu variants (%zu CBC lanes functions, %zu GCM functions), every entry point through a %s, "
-           "buffers against guard pages: %s\n",
-           tested, lanes_functions, gcm_functions, TRAMPOLINE, failures ? "FAILED" : "passed");
+    printf("abi_test: %zu variants (%zu CBC lanes functions, %zu GCM functions, %zu XTS units functions), every "
+           "entry point through a %s, buffers against guard pages: %s\n",
+           tested, lanes_functions, gcm_functions, units_functions, TRAMPOLINE, failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

@@ -404,6 +404,25 @@ class XtsLoop(unittest.TestCase):
         with self.assertRaisesRegex(ModelError, "reference AES gives"):
             self._run_xts(em, b, fn, code, count=70)
 
+    def test_the_units_function_runs_each_unit_on_its_own_tweak(self):
+        """The carried form also emits the many-sector loop (count units of a whole number of
+        iterations, a tweak each); the model catches it reusing the first unit's tweak."""
+        from aesgen.machine.x86_64 import G
+        for name in ("aes256_dec__x86_64_vaes512_x8", "aes128_enc__x86_64_vaes256_avx512vl_x8"):
+            em, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "xts_units")
+            chunk = len(fn.plan.data) * b.lanes
+            key = bytes(range(b.variant.key_bits // 8))
+            keyed = (key, em.schedule_bytes(b, key))
+            em._run_units(b, fn, fn.code, keyed, 3, 2 * chunk, True, random.Random(5))
+            code = [i for i in fn.code if not (i.op == "addg" and i.args[0] == G("r8"))]
+            self.assertEqual(len(code), len(fn.code) - 1, name)
+            with self.assertRaisesRegex(ModelError, "reference AES gives"):
+                em._run_units(b, fn, code, keyed, 2, chunk, False, random.Random(5))
+        for name in ("aes128_enc__x86_64_aesni_x8", "aes256_enc__x86_64_vaes256_x8"):
+            _, b = built(name)
+            self.assertNotIn("xts_units", [f.mode for f in b.functions], name)
+
     def test_a_forced_policy_that_cannot_hold_the_xts_loop_leaves_it_out(self):
         _, variants = pipeline.load(pipeline.Paths(targets=pipeline.ROOT / "tests" / "sweep" / "targets",
                                                    profiles=Path("/nonexistent/aesgen-profiles")))

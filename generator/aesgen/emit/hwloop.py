@@ -19,7 +19,8 @@ set-up instead of the shared C one; with setkey_file and setkey_template, writte
 into a file every variant of the emitter shares rather than into each .S; setkey_machine,
 render_setkey_instr and setkey_summary where that file needs them), isa_fields,
 check_isa, variant_params, lanes, plan_options, machine_for, render_instr, function_context, asm_context, features_of,
-interleave_info, c_align.
+interleave_info, c_align, companion_functions (functions beside a mode's loop on its plan:
+the x86-64 XTS units function).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
 GCM_GHASH = (16, "karatsuba", "clmul")
 GCM_MODES = ("gcm_seal", "gcm_open")
 GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
+XTS_UNITS = ((1, 1), (2, 1), (3, 1), (1, 2), (3, 2))   # (units, iterations each) of an XTS units function
 
 
 def cbc_lane_vectors(n: int) -> list[int]:
@@ -519,6 +521,7 @@ class HwLoopEmitter(Emitter):
             emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
             emit(self.loop(variant, plan, asm, constants))
             functions.append(Function(sym, mode, plan, asm.code))
+            functions += self.companion_functions(variant, mode, plan, constants)
         if variant.direction == "enc" and "cbc_lanes" in self.mode_emitters:
             functions += self.cbc_lanes_functions(variant, n, constants, omitted)
         if variant.direction == "enc" and "gcm" in self.mode_emitters:
@@ -546,6 +549,11 @@ class HwLoopEmitter(Emitter):
             self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
             out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes))
         return out
+
+    def companion_functions(self, variant: Variant, mode: str, plan: Plan, constants) -> list[Function]:
+        """Further functions an ISA emits beside one mode's loop, on its plan (hook): the
+        x86-64 XTS units function."""
+        return []
 
     def gcm_temps(self, target: Target, prog: Program, constants, fused: bool) -> int:
         """Registers the stitched loop's GHASH program needs at once (hook); fused: with
@@ -693,6 +701,27 @@ class HwLoopEmitter(Emitter):
         if fn.mode in ("cbc", "xts"):
             expect_equal(f"{fn.name}: IV after {count} blocks", mem.bytes_of("iv"), want[1])
 
+    def _run_units(self, built: Built, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], units: int,
+                   unit_blocks: int, in_place: bool, rng, rodata: tuple[int, bytes] | None = None) -> None:
+        """One model run of an XTS units function: `units` data units of unit_blocks
+        blocks, each with its own encrypted tweak, against the reference XTS of each."""
+        key, sched = keyed
+        data, tweaks = rng.randbytes(16 * units * unit_blocks), rng.randbytes(16 * units)
+        mem = Memory()
+        rk = mem.add("rk", sched, misalign=SCHEDULE_MISALIGN)
+        src = mem.add("in", data, misalign=rng.randrange(16))
+        dst = mem.add("out", data, alias_of="in") if in_place else \
+            mem.add("out", bytes(len(data)), misalign=rng.randrange(16))
+        tp = mem.add("tweaks", tweaks)
+        m = self.machine_for(built, mem, rodata)
+        where = f"{fn.name}: {units} units of {unit_blocks} blocks{' in place' if in_place else ''}"
+        self._call(m, mem, code, fn.name, (rk, dst, src, unit_blocks, tp, units), where)
+        span = 16 * unit_blocks
+        want = b"".join(reference_mode(built.variant.direction, "xts", key, tweaks[16 * i:16 * i + 16],
+                                       data[span * i:span * (i + 1)])[0] for i in range(units))
+        expect_equal(where, mem.bytes_of("out"), want)
+        expect_equal(f"{where}: the tweaks, read only", mem.bytes_of("tweaks"), tweaks)
+
     def _run_lanes(self, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], steps: int, in_place: bool,
                    rng, machine) -> None:
         """One model run of a lanes function: every lane's message at its own misalignment,
@@ -765,6 +794,14 @@ class HwLoopEmitter(Emitter):
                                       lambda mem: self.machine_for(built, mem, rodata), gcm_chunk(built, fn))
                         runs += 1
                 continue
+            if fn.mode == "xts_units":
+                chunk = len(fn.plan.data) * built.lanes
+                for units, multiple in XTS_UNITS:
+                    for in_place in (False, True):
+                        self._run_units(built, fn, codes[fn.name], schedules[runs % len(schedules)], units,
+                                        multiple * chunk, in_place, rng, rodata)
+                        runs += 1
+                continue
             if fn.mode == "cbc_lanes":
                 for steps in LANE_STEPS:
                     for in_place in (False, True):
@@ -786,6 +823,10 @@ class HwLoopEmitter(Emitter):
         if any(fn.mode == "cbc_lanes" for fn in built.functions):
             counted += (f" (the CBC lanes functions: {', '.join(map(str, LANE_STEPS))} steps of every lane, each "
                         f"message at its own misalignment)")
+        if any(fn.mode == "xts_units" for fn in built.functions):
+            counted += (" (the XTS units function: " + ", ".join(f"{u} unit{'s' if u > 1 else ''} of {k} "
+                                                                 f"iteration{'s' if k > 1 else ''}"
+                                                                 for u, k in XTS_UNITS) + ", each its own tweak)")
         if any(fn.mode in GCM_MODES for fn in built.functions):
             chunk = next(gcm_chunk(built, fn) for fn in built.functions if fn.mode in GCM_MODES)
             counted += (f" (the GCM functions: {', '.join(map(str, GCM_CHUNKS))} chunks of {chunk} blocks, "

@@ -28,11 +28,13 @@ from ..machine.x86_64 import G, Imm, M, V
 from ..passes import fuse_ternary, hoist_logic
 from ..regplan import Need, PlanError
 from ..targets import Field, Target, one_of
-from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, HwLoopEmitter, Stage
+from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, Function, HwLoopEmitter, Stage
 
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
 PTR, OFF = G("rax"), G("r9")   # caller-saved scratch: a lane's pointer, the offset into every lane
+UNITS = G(SYSV.args[5])        # an XTS units function's count of data units
+UNIT_LEFT = G("r10")           # caller-saved scratch: the blocks left of the current unit
 CONST = ".Lconst"          # local read-only table of the file
 XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: little-endian bytes)
 XTS_MAX_SHIFT = 56         # k bits shifted out, times 0x87, must fit the product's 64 bits
@@ -413,7 +415,7 @@ class _Tweaks:
             em.xor(dst, dst, p)
 
 
-def _emit_xts_carried(em: LoopEmitter) -> None:
+def _emit_xts_carried(em: LoopEmitter, units: bool = False) -> None:
     """Lane 0 of tws[0] holds the next block's tweak at every stage's entry and exit. The
     first c vectors' tweaks (c = 8 / gcd(8, lanes): 2 for zmm, 4 for ymm) are the base:
     a counted stage spreads tws[0] on entry (lane l times x^l) and derives the rest of
@@ -484,7 +486,41 @@ def _emit_xts_carried(em: LoopEmitter) -> None:
 
     def finish():
         em.asm("store", M(IV, 0), tws[0].view("xmm"), note="the tweak of the next block")
-    em.parallel(body, setup, finish, enter=enter)
+    if not units:
+        em.parallel(body, setup, finish, enter=enter)
+        return
+    # Many data units, each a whole number of iterations: iv points at the units'
+    # encrypted tweaks (16 bytes each), UNITS counts them, N is each unit's blocks.
+    a, main = em.asm, em.stages()[0]
+    em.entry()
+    em.load_resident_keys()
+    unit = a.label("unit")
+    a.place(unit)
+    setup()
+    enter(main)
+    a("movg", UNIT_LEFT, N, note="the unit's blocks")
+    top = a.label("loop")
+    a.place(top)
+    em.check_keys_valid("loop head")
+    body(main.regs, main.shape)
+    a("addg", IN, Imm(16 * main.blocks))
+    a("addg", OUT, Imm(16 * main.blocks))
+    a("subg", UNIT_LEFT, Imm(main.blocks))
+    em.check_keys_valid("loop back edge")
+    a("jnz", top)
+    a("addg", IV, Imm(16), note="the next unit's tweak")
+    a("subg", UNITS, Imm(1))
+    a("jnz", unit)
+    em.ret()
+
+
+def emit_xts_units(em: LoopEmitter) -> None:
+    """XTS over `count` data units of N blocks each (N a positive multiple of the
+    iteration's blocks, count >= 1), unit i's encrypted tweak at iv + 16 i: the
+    many-sector call's loop, one call for a group of sectors, so that no unit pays a
+    call, the key loads and the stage checks. The carried form's iteration; iv[] is
+    read only."""
+    _emit_xts_carried(em, units=True)
 
 
 def _emit_xts_parked(em: LoopEmitter) -> None:
@@ -1002,6 +1038,15 @@ class X86AesEmitter(HwLoopEmitter):
         # the tweaks of the first vector; two temporaries for each tweak product, used
         # before round 1 and again (one of them) in the final round
         return Need(data=n, aux=1, temps=2, keys=rounds + 1, temp_phase="all")
+
+    def companion_functions(self, variant, mode: str, plan, constants) -> list[Function]:
+        # the units function of the carried XTS form (the many-sector call)
+        n, rounds = len(plan.data), reference.rounds_for(variant.key_bits)
+        if mode != "xts" or not xts_carries_tweaks(self.registers(variant.target), n, rounds):
+            return []
+        asm = Asm(f"aesgen_{variant.name}_xts_units")
+        emit_xts_units(self.loop(variant, plan, asm, constants))
+        return [Function(asm.fn, "xts_units", plan, asm.code)]
 
     def plan_options(self, target: Target) -> dict:
         # x86-64 cores rename registers: one register streams every key

@@ -138,13 +138,13 @@ int bench_prepare(int op, int k, uint8_t *buf, size_t len);
  *    with key2, is timed, key set-up is not), in place. xts-dec is checked by
  *    decrypting OpenSSL's ciphertext of the canonical plaintext
  *    (bench_prepare) back to that plaintext.
- *  - xts-sectors-enc: one call is BENCH_XTS_SECTORS consecutive sectors of
- *    BENCH_XTS_SECTOR_BYTES, sector i with the tweak BENCH_XTS_FIRST_SECTOR + i
- *    as a 16-byte little-endian number (dm-crypt's plain64), in place. The
- *    first sector is 2^32 - 32, so the 64 tweaks cross a 32-bit carry. */
-#define BENCH_XTS_SECTOR_BYTES 4096
-#define BENCH_XTS_SECTORS 64
-#define BENCH_XTS_SECTORS_BYTES ((size_t)BENCH_XTS_SECTORS * BENCH_XTS_SECTOR_BYTES)
+ *  - xts-sectors-enc: one call is BENCH_XTS_SECTORS_BYTES of consecutive sectors
+ *    of bench_xts_sector_bytes (--sector-bytes, default 4096: 64 sectors), sector i
+ *    with the tweak BENCH_XTS_FIRST_SECTOR + i as a 16-byte little-endian number
+ *    (dm-crypt's plain64), in place. The first sector is 2^32 - 32, so the tweaks
+ *    cross a 32-bit carry. */
+#define BENCH_XTS_SECTORS_BYTES ((size_t)262144)
+extern size_t bench_xts_sector_bytes;
 #define BENCH_XTS_FIRST_SECTOR 0xffffffe0ull
 #define BENCH_XTS_MAX_UNIT ((size_t)1 << 24) /* 2^20 blocks (IEEE 1619) */
 

@@ -32,8 +32,9 @@ static void usage(FILE *f)
 "opens one prepared valid message into a separate buffer and must authenticate.\n"
 "XTS (AES-128 and AES-256 only): xts-enc/xts-dec encrypt/decrypt one data unit\n"
 "of the row's size with a 16-byte tweak per call, tweak set-up included;\n"
-"xts-sectors-enc is 64 sectors of 4 KiB (tweak = sector number) per call, always\n"
-"262144 bytes whatever --sizes says (aesgen and OpenSSL rows only).\n"
+"xts-sectors-enc is 262144 bytes of sectors (tweak = sector number) per call,\n"
+"64 of 4 KiB unless --sector-bytes says otherwise, whatever --sizes says (aesgen\n"
+"and OpenSSL rows only).\n"
 "cbc-enc-streams is --streams independent CBC encryptions of the row's size in one\n"
 "call (aesgen_cbc_encrypt_streams; intel-ipsec-mb: that many jobs submitted, then\n"
 "flushed); MB/s counts every stream (aesgen and ipsecmb rows only).\n"
@@ -56,6 +57,8 @@ static void usage(FILE *f)
 "  --sizes LIST        message bytes, multiples of 16, K/M suffixes allowed\n"
 "                      (default 16,64,256,1024,8192,1M; --quick: 8192)\n"
 "  --streams K         messages per cbc-enc-streams call (1..64, default 8)\n"
+"  --sector-bytes N    xts-sectors-enc's sector size: 16 to 262144, a power of two\n"
+"                      (default 4096)\n"
 "  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64,\n"
 "                      rustcrypto-aes0.6, gcrypt, ipsecmb, all, none\n"
 "                      (default all available; plain OpenSSL always runs: it is\n"
@@ -310,6 +313,12 @@ void bench_parse_args(int argc, char **argv, bench_opts *o)
             bench_cbc_streams = (unsigned)parse_number(name, val, 1, BENCH_MAX_STREAMS);
             if ((double)bench_cbc_streams != strtod(val, NULL))
                 bench_arg_error("--streams: '%s' is not a whole number", val);
+        } else if (strcmp(name, "--sector-bytes") == 0) {
+            NEED_VALUE();
+            const double n = parse_number(name, val, 16, (double)BENCH_XTS_SECTORS_BYTES);
+            bench_xts_sector_bytes = (size_t)n;
+            if ((double)bench_xts_sector_bytes != n || (bench_xts_sector_bytes & (bench_xts_sector_bytes - 1)) != 0)
+                bench_arg_error("--sector-bytes: '%s' is not a power of two from 16 to 262144", val);
         } else if (strcmp(name, "--sizes") == 0) {
             NEED_VALUE();
             for_each_item(val, name, add_size, o);

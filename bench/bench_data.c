@@ -14,6 +14,7 @@ const char *const bench_op_name[OP_COUNT] = {"ecb-enc",  "ecb-dec",  "ctr",     
                                              "cbc-enc",  "gcm-seal", "gcm-open", "xts-enc",
                                              "xts-dec",  "xts-sectors-enc", "cbc-enc-streams"};
 unsigned bench_cbc_streams = 8;
+size_t bench_xts_sector_bytes = 4096;
 const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
 
 int bench_op_is_decrypt(int op)

@@ -110,8 +110,8 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
     case OP_XTS_SECTORS_ENC:
         for (uint64_t i = 0; p->xts[k] && i < iters; i++)
             bad |= aesgen_xts_encrypt_sectors(p->xts[k], BENCH_XTS_FIRST_SECTOR,
-                                              BENCH_XTS_SECTOR_BYTES,
-                                              len / BENCH_XTS_SECTOR_BYTES, buf, buf);
+                                              bench_xts_sector_bytes,
+                                              len / bench_xts_sector_bytes, buf, buf);
         return p->xts[k] && !bad ? 0 : -1;
     case OP_CBC_STREAMS_ENC: {
         aesgen_cbc_msg m[BENCH_MAX_STREAMS];

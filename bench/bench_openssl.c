@@ -112,12 +112,12 @@ static int ossl_xts(EVP_CIPHER_CTX *c, int op, uint8_t *buf, size_t len)
         ok = ok && EVP_CipherUpdate(c, buf, &outl, buf, (int)len) == 1 && (size_t)outl == len;
         return ok ? 0 : -1;
     }
-    for (size_t u = 0; u < len / BENCH_XTS_SECTOR_BYTES; u++) {
-        uint8_t tweak[16], *p = buf + u * BENCH_XTS_SECTOR_BYTES;
+    for (size_t u = 0; u < len / bench_xts_sector_bytes; u++) {
+        uint8_t tweak[16], *p = buf + u * bench_xts_sector_bytes;
         bench_xts_sector_tweak(BENCH_XTS_FIRST_SECTOR + u, tweak);
         ok &= EVP_CipherInit_ex(c, NULL, NULL, NULL, tweak, -1) == 1;
-        ok &= EVP_CipherUpdate(c, p, &outl, p, BENCH_XTS_SECTOR_BYTES) == 1 &&
-              outl == BENCH_XTS_SECTOR_BYTES;
+        ok &= EVP_CipherUpdate(c, p, &outl, p, (int)bench_xts_sector_bytes) == 1 &&
+              (size_t)outl == bench_xts_sector_bytes;
     }
     return ok ? 0 : -1;
 }

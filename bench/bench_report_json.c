@@ -144,13 +144,14 @@ static void json_method(FILE *f, const bench_run *run)
           "set-up included, seal in place, open of a prepared sealed message into a separate "
           "buffer; bytes count the text only; xts-enc and xts-dec: one data unit per call with "
           "a 16-byte tweak, tweak set-up included, in place, AES-128-XTS and AES-256-XTS (key "
-          "twice the AES key; no AES-192-XTS); xts-sectors-enc: 64 sectors of 4096 bytes per "
-          "call (tweak = sector number, 16 bytes little-endian), bytes 262144 whatever the "
-          "sizes\", "
+          "twice the AES key; no AES-192-XTS); xts-sectors-enc: 262144 bytes of sectors of "
+          "xts_sector_bytes per call (tweak = sector number, 16 bytes little-endian), whatever "
+          "the sizes\", "
           "\"mb_per_s\": \"10^6 bytes per second\", "
           "\"ratio\": \"speed relative to the named row in this run: ref_ns / this_ns\", "
           "\"check_bytes\": 8192, ",
           f);
+    fprintf(f, "\"xts_sector_bytes\": %zu, ", bench_xts_sector_bytes);
     fputs("\"load_average_at_start\": ", f);
     jstr(f, run->machine.loadavg);
     fprintf(f, ", \"samples\": %ld, \"preempted_samples\": ", run->samples);

@@ -263,9 +263,9 @@ static void print_compact_block(FILE *f, const bench_run *run, int si, int fixed
         return;
     size_t len = bench_op_size(o, any, si);
     if (fixed)
-        fprintf(f, "\n%zu-byte operations (xts-sectors-enc: %d sectors of %d B in one call): MB/s "
+        fprintf(f, "\n%zu-byte operations (xts-sectors-enc: %zu sectors of %zu B in one call): MB/s "
                    "(median of %d; ~ = interquartile range > 5%%)\n",
-                len, BENCH_XTS_SECTORS, BENCH_XTS_SECTOR_BYTES, o->repeats);
+                len, len / bench_xts_sector_bytes, bench_xts_sector_bytes, o->repeats);
     else
         fprintf(f, "\n%zu-byte messages: MB/s (median of %d; ~ = interquartile range > 5%%)\n",
                 len, o->repeats);

@@ -12,13 +12,13 @@
  * ecb: partial: round keys k6..k12 resident, the other 6 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k8..k12 resident, the other 8 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 16 registers.
- * xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * cbc_lanes (8 lanes): partial: round keys k7..k12 resident, the other 7 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (4 lanes): partial: round keys k3..k12 resident, the other 3 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (2 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
  * gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 158 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: none for AES-192 (IEEE 1619 defines XTS for AES-128 and AES-256 keys only; aesgen_xts_init refuses the rest).
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 130 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -758,511 +758,6 @@ aesgen_aes192_enc__x86_64_aesni_x8_cbc:
 	ret
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_aesni_x8_cbc, .-aesgen_aes192_enc__x86_64_aesni_x8_cbc
-
-/* xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 180 AES instructions. */
-	.globl aesgen_aes192_enc__x86_64_aesni_x8_xts
-	.hidden aesgen_aes192_enc__x86_64_aesni_x8_xts
-	.type aesgen_aes192_enc__x86_64_aesni_x8_xts, @function
-	.p2align 5
-aesgen_aes192_enc__x86_64_aesni_x8_xts:
-	.cfi_startproc
-	endbr64
-	movdqu 144(%rdi), %xmm12  # k9
-	movdqu 160(%rdi), %xmm13  # k10
-	movdqu 176(%rdi), %xmm14  # k11
-	movdqu 192(%rdi), %xmm15  # k12
-	movq (%r8), %xmm8  # the first block's tweak
-	movhps 8(%r8), %xmm8
-	cmpq $8, %rcx
-	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vectors4
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_loop:
-	movdqu (%rdi), %xmm11  # stream k0
-	movdqu (%rdx), %xmm0
-	movdqu %xmm8, (%rsi)  # parked until the final round
-	pxor %xmm8, %xmm0
-	pxor %xmm11, %xmm0
-	movdqa %xmm8, %xmm9
-	psrlq $63, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm1
-	psllq $1, %xmm1
-	pxor %xmm9, %xmm1
-	pxor %xmm10, %xmm1
-	movdqu 16(%rdx), %xmm9
-	movdqu %xmm1, 16(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm1
-	pxor %xmm11, %xmm1
-	movdqa %xmm8, %xmm9
-	psrlq $62, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm2
-	psllq $2, %xmm2
-	pxor %xmm9, %xmm2
-	pxor %xmm10, %xmm2
-	movdqu 32(%rdx), %xmm9
-	movdqu %xmm2, 32(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm2
-	pxor %xmm11, %xmm2
-	movdqa %xmm8, %xmm9
-	psrlq $61, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm3
-	psllq $3, %xmm3
-	pxor %xmm9, %xmm3
-	pxor %xmm10, %xmm3
-	movdqu 48(%rdx), %xmm9
-	movdqu %xmm3, 48(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm3
-	pxor %xmm11, %xmm3
-	movdqa %xmm8, %xmm9
-	psrlq $60, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm4
-	psllq $4, %xmm4
-	pxor %xmm9, %xmm4
-	pxor %xmm10, %xmm4
-	movdqu 64(%rdx), %xmm9
-	movdqu %xmm4, 64(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm4
-	pxor %xmm11, %xmm4
-	movdqa %xmm8, %xmm9
-	psrlq $59, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm5
-	psllq $5, %xmm5
-	pxor %xmm9, %xmm5
-	pxor %xmm10, %xmm5
-	movdqu 80(%rdx), %xmm9
-	movdqu %xmm5, 80(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm5
-	pxor %xmm11, %xmm5
-	movdqa %xmm8, %xmm9
-	psrlq $58, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm6
-	psllq $6, %xmm6
-	pxor %xmm9, %xmm6
-	pxor %xmm10, %xmm6
-	movdqu 96(%rdx), %xmm9
-	movdqu %xmm6, 96(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm6
-	pxor %xmm11, %xmm6
-	movdqa %xmm8, %xmm9
-	psrlq $57, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm7
-	psllq $7, %xmm7
-	pxor %xmm9, %xmm7
-	pxor %xmm10, %xmm7
-	movdqu 112(%rdx), %xmm9
-	movdqu %xmm7, 112(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm7
-	pxor %xmm11, %xmm7
-	movdqa %xmm8, %xmm9
-	psrldq $15, %xmm9
-	pclmulqdq $0, .Lconst+640(%rip), %xmm9  # the top 8 bits times 0x87
-	pslldq $1, %xmm8
-	pxor %xmm9, %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 32(%rdi), %xmm11  # stream k2
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 64(%rdi), %xmm11  # stream k4
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 96(%rdi), %xmm11  # stream k6
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	movdqu 128(%rdi), %xmm11  # stream k8
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm11, %xmm4
-	aesenc %xmm11, %xmm5
-	aesenc %xmm11, %xmm6
-	aesenc %xmm11, %xmm7
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm12, %xmm4
-	aesenc %xmm12, %xmm5
-	aesenc %xmm12, %xmm6
-	aesenc %xmm12, %xmm7
-	aesenc %xmm13, %xmm0
-	aesenc %xmm13, %xmm1
-	aesenc %xmm13, %xmm2
-	aesenc %xmm13, %xmm3
-	aesenc %xmm13, %xmm4
-	aesenc %xmm13, %xmm5
-	aesenc %xmm13, %xmm6
-	aesenc %xmm13, %xmm7
-	aesenc %xmm14, %xmm0
-	aesenc %xmm14, %xmm1
-	aesenc %xmm14, %xmm2
-	aesenc %xmm14, %xmm3
-	aesenc %xmm14, %xmm4
-	aesenc %xmm14, %xmm5
-	aesenc %xmm14, %xmm6
-	aesenc %xmm14, %xmm7
-	movdqu (%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm0
-	movdqu 16(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm1
-	movdqu 32(%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm2
-	movdqu 48(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm3
-	movdqu 64(%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm4
-	movdqu 80(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm5
-	movdqu 96(%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm6
-	movdqu 112(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm7
-	movdqu %xmm0, (%rsi)
-	movdqu %xmm1, 16(%rsi)
-	movdqu %xmm2, 32(%rsi)
-	movdqu %xmm3, 48(%rsi)
-	movdqu %xmm4, 64(%rsi)
-	movdqu %xmm5, 80(%rsi)
-	movdqu %xmm6, 96(%rsi)
-	movdqu %xmm7, 112(%rsi)
-	addq $128, %rdx
-	addq $128, %rsi
-	subq $8, %rcx
-	cmpq $8, %rcx
-	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_loop
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vectors4:
-	cmpq $4, %rcx
-	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vectors2
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_vectors4:
-	movdqu (%rdi), %xmm11  # stream k0
-	movdqu (%rdx), %xmm0
-	movdqu %xmm8, (%rsi)  # parked until the final round
-	pxor %xmm8, %xmm0
-	pxor %xmm11, %xmm0
-	movdqa %xmm8, %xmm9
-	psrlq $63, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm1
-	psllq $1, %xmm1
-	pxor %xmm9, %xmm1
-	pxor %xmm10, %xmm1
-	movdqu 16(%rdx), %xmm9
-	movdqu %xmm1, 16(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm1
-	pxor %xmm11, %xmm1
-	movdqa %xmm8, %xmm9
-	psrlq $62, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm2
-	psllq $2, %xmm2
-	pxor %xmm9, %xmm2
-	pxor %xmm10, %xmm2
-	movdqu 32(%rdx), %xmm9
-	movdqu %xmm2, 32(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm2
-	pxor %xmm11, %xmm2
-	movdqa %xmm8, %xmm9
-	psrlq $61, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm3
-	psllq $3, %xmm3
-	pxor %xmm9, %xmm3
-	pxor %xmm10, %xmm3
-	movdqu 48(%rdx), %xmm9
-	movdqu %xmm3, 48(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm3
-	pxor %xmm11, %xmm3
-	movdqa %xmm8, %xmm9
-	psrlq $60, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	psllq $4, %xmm8
-	pxor %xmm9, %xmm8
-	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 32(%rdi), %xmm11  # stream k2
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 64(%rdi), %xmm11  # stream k4
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 96(%rdi), %xmm11  # stream k6
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	movdqu 128(%rdi), %xmm11  # stream k8
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm11, %xmm2
-	aesenc %xmm11, %xmm3
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm12, %xmm2
-	aesenc %xmm12, %xmm3
-	aesenc %xmm13, %xmm0
-	aesenc %xmm13, %xmm1
-	aesenc %xmm13, %xmm2
-	aesenc %xmm13, %xmm3
-	aesenc %xmm14, %xmm0
-	aesenc %xmm14, %xmm1
-	aesenc %xmm14, %xmm2
-	aesenc %xmm14, %xmm3
-	movdqu (%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm0
-	movdqu 16(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm1
-	movdqu 32(%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm2
-	movdqu 48(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm3
-	movdqu %xmm0, (%rsi)
-	movdqu %xmm1, 16(%rsi)
-	movdqu %xmm2, 32(%rsi)
-	movdqu %xmm3, 48(%rsi)
-	addq $64, %rdx
-	addq $64, %rsi
-	subq $4, %rcx
-	cmpq $4, %rcx
-	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_vectors4
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vectors2:
-	cmpq $2, %rcx
-	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vector
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_vectors2:
-	movdqu (%rdi), %xmm11  # stream k0
-	movdqu (%rdx), %xmm0
-	movdqu %xmm8, (%rsi)  # parked until the final round
-	pxor %xmm8, %xmm0
-	pxor %xmm11, %xmm0
-	movdqa %xmm8, %xmm9
-	psrlq $63, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	movdqa %xmm8, %xmm1
-	psllq $1, %xmm1
-	pxor %xmm9, %xmm1
-	pxor %xmm10, %xmm1
-	movdqu 16(%rdx), %xmm9
-	movdqu %xmm1, 16(%rsi)  # parked until the final round
-	pxor %xmm9, %xmm1
-	pxor %xmm11, %xmm1
-	movdqa %xmm8, %xmm9
-	psrlq $62, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	psllq $2, %xmm8
-	pxor %xmm9, %xmm8
-	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 32(%rdi), %xmm11  # stream k2
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 64(%rdi), %xmm11  # stream k4
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 96(%rdi), %xmm11  # stream k6
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	movdqu 128(%rdi), %xmm11  # stream k8
-	aesenc %xmm11, %xmm0
-	aesenc %xmm11, %xmm1
-	aesenc %xmm12, %xmm0
-	aesenc %xmm12, %xmm1
-	aesenc %xmm13, %xmm0
-	aesenc %xmm13, %xmm1
-	aesenc %xmm14, %xmm0
-	aesenc %xmm14, %xmm1
-	movdqu (%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm0
-	movdqu 16(%rsi), %xmm10
-	pxor %xmm15, %xmm10
-	aesenclast %xmm10, %xmm1
-	movdqu %xmm0, (%rsi)
-	movdqu %xmm1, 16(%rsi)
-	addq $32, %rdx
-	addq $32, %rsi
-	subq $2, %rcx
-	cmpq $2, %rcx
-	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_vectors2
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_vector:
-	cmpq $1, %rcx
-	jb .Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_block
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_vector:
-	movdqu (%rdi), %xmm11  # stream k0
-	movdqu (%rdx), %xmm0
-	movdqu %xmm8, (%rsi)  # parked until the final round
-	pxor %xmm8, %xmm0
-	pxor %xmm11, %xmm0
-	movdqa %xmm8, %xmm9
-	psrlq $63, %xmm9
-	movdqa %xmm9, %xmm10
-	pclmulqdq $1, .Lconst+640(%rip), %xmm10  # the top half's carries times 0x87
-	pslldq $8, %xmm9
-	psllq $1, %xmm8
-	pxor %xmm9, %xmm8
-	pxor %xmm10, %xmm8
-	movdqu 16(%rdi), %xmm11  # stream k1
-	aesenc %xmm11, %xmm0
-	movdqu 32(%rdi), %xmm11  # stream k2
-	aesenc %xmm11, %xmm0
-	movdqu 48(%rdi), %xmm11  # stream k3
-	aesenc %xmm11, %xmm0
-	movdqu 64(%rdi), %xmm11  # stream k4
-	aesenc %xmm11, %xmm0
-	movdqu 80(%rdi), %xmm11  # stream k5
-	aesenc %xmm11, %xmm0
-	movdqu 96(%rdi), %xmm11  # stream k6
-	aesenc %xmm11, %xmm0
-	movdqu 112(%rdi), %xmm11  # stream k7
-	aesenc %xmm11, %xmm0
-	movdqu 128(%rdi), %xmm11  # stream k8
-	aesenc %xmm11, %xmm0
-	aesenc %xmm12, %xmm0
-	aesenc %xmm13, %xmm0
-	aesenc %xmm14, %xmm0
-	movdqu (%rsi), %xmm9
-	pxor %xmm15, %xmm9
-	aesenclast %xmm9, %xmm0
-	movdqu %xmm0, (%rsi)
-	addq $16, %rdx
-	addq $16, %rsi
-	subq $1, %rcx
-	cmpq $1, %rcx
-	jae .Laesgen_aes192_enc__x86_64_aesni_x8_xts_vector
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_tail_block:
-.Laesgen_aes192_enc__x86_64_aesni_x8_xts_done:
-	movdqu %xmm8, (%r8)  # the tweak of the next block
-	ret
-	.cfi_endproc
-	.size aesgen_aes192_enc__x86_64_aesni_x8_xts, .-aesgen_aes192_enc__x86_64_aesni_x8_xts
 
 /* cbc_lanes (8 lanes): partial: round keys k7..k12 resident, the other 7 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 96 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_aesni_x8_cbc_lanes8
@@ -2064,14 +1559,14 @@ aesgen_aes192_enc__x86_64_aesni_x8_gcm_seal:
 	aesenc %xmm15, %xmm1
 	pxor %xmm13, %xmm10
 	aesenc %xmm15, %xmm2
-	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	pclmulqdq $16, .Lconst+640(%rip), %xmm11
 	aesenc %xmm15, %xmm3
 	pxor %xmm11, %xmm10
 	aesenc %xmm15, %xmm4
 	pshufd $78, %xmm10, %xmm11
 	pxor %xmm11, %xmm12
 	aesenc %xmm15, %xmm5
-	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	pclmulqdq $16, .Lconst+640(%rip), %xmm10
 	aesenc %xmm15, %xmm6
 	pxor %xmm10, %xmm12
 	aesenc %xmm15, %xmm7
@@ -2221,11 +1716,11 @@ aesgen_aes192_enc__x86_64_aesni_x8_gcm_seal:
 	pxor %xmm12, %xmm10
 	pshufd $78, %xmm11, %xmm13
 	pxor %xmm13, %xmm10
-	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	pclmulqdq $16, .Lconst+640(%rip), %xmm11
 	pxor %xmm11, %xmm10
 	pshufd $78, %xmm10, %xmm11
 	pxor %xmm11, %xmm12
-	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	pclmulqdq $16, .Lconst+640(%rip), %xmm10
 	pxor %xmm10, %xmm12
 	movdqa %xmm12, %xmm9
 .Laesgen_aes192_enc__x86_64_aesni_x8_gcm_seal_done:
@@ -2486,14 +1981,14 @@ aesgen_aes192_enc__x86_64_aesni_x8_gcm_open:
 	aesenc %xmm15, %xmm1
 	pxor %xmm13, %xmm10
 	aesenc %xmm15, %xmm2
-	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	pclmulqdq $16, .Lconst+640(%rip), %xmm11
 	aesenc %xmm15, %xmm3
 	pxor %xmm11, %xmm10
 	aesenc %xmm15, %xmm4
 	pshufd $78, %xmm10, %xmm11
 	pxor %xmm11, %xmm12
 	aesenc %xmm15, %xmm5
-	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	pclmulqdq $16, .Lconst+640(%rip), %xmm10
 	aesenc %xmm15, %xmm6
 	pxor %xmm10, %xmm12
 	aesenc %xmm15, %xmm7
@@ -2593,11 +2088,6 @@ aesgen_aes192_enc__x86_64_aesni_x8_gcm_open:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# add 8 to every lane
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# XTS reduction: x^128 = 0x87, in the low half of every lane
-	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

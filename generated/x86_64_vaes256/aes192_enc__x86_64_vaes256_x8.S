@@ -12,13 +12,13 @@
  * ecb: partial: round keys k6..k12 resident, the other 6 streamed through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 16 of 16 registers.
  * ctr: partial: round keys k8..k12 resident, the other 8 streamed through one rotating register; 8 data, 1 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 16 registers.
- * xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers.
  * cbc_lanes (16 lanes): partial: round keys k7..k12 resident, the other 7 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (8 lanes): partial: round keys k3..k12 resident, the other 3 streamed through one rotating register; 4 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * cbc_lanes (4 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 16 registers.
  * gcm_seal: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
  * gcm_open: streamed: every round key streamed through one rotating register; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 222 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: none for AES-192 (IEEE 1619 defines XTS for AES-128 and AES-256 keys only; aesgen_xts_init refuses the rest).
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 178 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -762,475 +762,6 @@ aesgen_aes192_enc__x86_64_vaes256_x8_cbc:
 	ret
 	.cfi_endproc
 	.size aesgen_aes192_enc__x86_64_vaes256_x8_cbc, .-aesgen_aes192_enc__x86_64_vaes256_x8_cbc
-
-/* xts: partial: round keys k9..k12 resident, the other 9 streamed through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 16 of 16 registers; 192 AES instructions. */
-	.globl aesgen_aes192_enc__x86_64_vaes256_x8_xts
-	.hidden aesgen_aes192_enc__x86_64_vaes256_x8_xts
-	.type aesgen_aes192_enc__x86_64_vaes256_x8_xts, @function
-	.p2align 5
-aesgen_aes192_enc__x86_64_vaes256_x8_xts:
-	.cfi_startproc
-	endbr64
-	vbroadcasti128 144(%rdi), %ymm12  # k9
-	vbroadcasti128 160(%rdi), %ymm13  # k10
-	vbroadcasti128 176(%rdi), %ymm14  # k11
-	vbroadcasti128 192(%rdi), %ymm15  # k12
-	vmovq (%r8), %xmm8  # the first block's tweak
-	vmovhps 8(%r8), %xmm8, %xmm8
-	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpsrlvq .Lconst+704(%rip), %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllvq .Lconst+832(%rip), %ymm8, %ymm8
-	vpxor %ymm9, %ymm8, %ymm8
-	vpxor %ymm10, %ymm8, %ymm8
-	cmpq $16, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors4
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_loop:
-	vbroadcasti128 (%rdi), %ymm11  # stream k0
-	vpxor (%rdx), %ymm8, %ymm0
-	vmovdqu %ymm8, (%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpxor %ymm9, %ymm1, %ymm1
-	vpxor %ymm10, %ymm1, %ymm1
-	vpxor 32(%rdx), %ymm1, %ymm9
-	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpxor %ymm9, %ymm2, %ymm2
-	vpxor %ymm10, %ymm2, %ymm2
-	vpxor 64(%rdx), %ymm2, %ymm9
-	vmovdqu %ymm2, 64(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpxor %ymm9, %ymm3, %ymm3
-	vpxor %ymm10, %ymm3, %ymm3
-	vpxor 96(%rdx), %ymm3, %ymm9
-	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm3
-	vpsrldq $15, %ymm8, %ymm9
-	vpclmulqdq $0, .Lconst+768(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
-	vpslldq $1, %ymm8, %ymm4
-	vpxor %ymm9, %ymm4, %ymm4
-	vpxor 128(%rdx), %ymm4, %ymm9
-	vmovdqu %ymm4, 128(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm4
-	vpsrlq $54, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $10, %ymm8, %ymm5
-	vpxor %ymm9, %ymm5, %ymm5
-	vpxor %ymm10, %ymm5, %ymm5
-	vpxor 160(%rdx), %ymm5, %ymm9
-	vmovdqu %ymm5, 160(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm5
-	vpsrlq $52, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $12, %ymm8, %ymm6
-	vpxor %ymm9, %ymm6, %ymm6
-	vpxor %ymm10, %ymm6, %ymm6
-	vpxor 192(%rdx), %ymm6, %ymm9
-	vmovdqu %ymm6, 192(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm6
-	vpsrlq $50, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $14, %ymm8, %ymm7
-	vpxor %ymm9, %ymm7, %ymm7
-	vpxor %ymm10, %ymm7, %ymm7
-	vpxor 224(%rdx), %ymm7, %ymm9
-	vmovdqu %ymm7, 224(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm7
-	vpsrldq $14, %ymm8, %ymm9
-	vpclmulqdq $0, .Lconst+768(%rip), %ymm9, %ymm9  # the top 16 bits times 0x87
-	vpslldq $2, %ymm8, %ymm8
-	vpxor %ymm9, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 32(%rdi), %ymm11  # stream k2
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 64(%rdi), %ymm11  # stream k4
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 96(%rdi), %ymm11  # stream k6
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vbroadcasti128 128(%rdi), %ymm11  # stream k8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm4, %ymm4
-	vaesenc %ymm12, %ymm5, %ymm5
-	vaesenc %ymm12, %ymm6, %ymm6
-	vaesenc %ymm12, %ymm7, %ymm7
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm2, %ymm2
-	vaesenc %ymm13, %ymm3, %ymm3
-	vaesenc %ymm13, %ymm4, %ymm4
-	vaesenc %ymm13, %ymm5, %ymm5
-	vaesenc %ymm13, %ymm6, %ymm6
-	vaesenc %ymm13, %ymm7, %ymm7
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm2, %ymm2
-	vaesenc %ymm14, %ymm3, %ymm3
-	vaesenc %ymm14, %ymm4, %ymm4
-	vaesenc %ymm14, %ymm5, %ymm5
-	vaesenc %ymm14, %ymm6, %ymm6
-	vaesenc %ymm14, %ymm7, %ymm7
-	vpxor (%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxor 32(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
-	vpxor 64(%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxor 96(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm3, %ymm3
-	vpxor 128(%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm4, %ymm4
-	vpxor 160(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm5, %ymm5
-	vpxor 192(%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm6, %ymm6
-	vpxor 224(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm7, %ymm7
-	vmovdqu %ymm0, (%rsi)
-	vmovdqu %ymm1, 32(%rsi)
-	vmovdqu %ymm2, 64(%rsi)
-	vmovdqu %ymm3, 96(%rsi)
-	vmovdqu %ymm4, 128(%rsi)
-	vmovdqu %ymm5, 160(%rsi)
-	vmovdqu %ymm6, 192(%rsi)
-	vmovdqu %ymm7, 224(%rsi)
-	addq $256, %rdx
-	addq $256, %rsi
-	subq $16, %rcx
-	cmpq $16, %rcx
-	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_loop
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors4:
-	cmpq $8, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors2
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors4:
-	vbroadcasti128 (%rdi), %ymm11  # stream k0
-	vpxor (%rdx), %ymm8, %ymm0
-	vmovdqu %ymm8, (%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpxor %ymm9, %ymm1, %ymm1
-	vpxor %ymm10, %ymm1, %ymm1
-	vpxor 32(%rdx), %ymm1, %ymm9
-	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm2
-	vpxor %ymm9, %ymm2, %ymm2
-	vpxor %ymm10, %ymm2, %ymm2
-	vpxor 64(%rdx), %ymm2, %ymm9
-	vmovdqu %ymm2, 64(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm2
-	vpsrlq $58, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $6, %ymm8, %ymm3
-	vpxor %ymm9, %ymm3, %ymm3
-	vpxor %ymm10, %ymm3, %ymm3
-	vpxor 96(%rdx), %ymm3, %ymm9
-	vmovdqu %ymm3, 96(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm3
-	vpsrldq $15, %ymm8, %ymm9
-	vpclmulqdq $0, .Lconst+768(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
-	vpslldq $1, %ymm8, %ymm8
-	vpxor %ymm9, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 32(%rdi), %ymm11  # stream k2
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 64(%rdi), %ymm11  # stream k4
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 96(%rdi), %ymm11  # stream k6
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vbroadcasti128 128(%rdi), %ymm11  # stream k8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm2, %ymm2
-	vaesenc %ymm12, %ymm3, %ymm3
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm2, %ymm2
-	vaesenc %ymm13, %ymm3, %ymm3
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm2, %ymm2
-	vaesenc %ymm14, %ymm3, %ymm3
-	vpxor (%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxor 32(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
-	vpxor 64(%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxor 96(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm3, %ymm3
-	vmovdqu %ymm0, (%rsi)
-	vmovdqu %ymm1, 32(%rsi)
-	vmovdqu %ymm2, 64(%rsi)
-	vmovdqu %ymm3, 96(%rsi)
-	addq $128, %rdx
-	addq $128, %rsi
-	subq $8, %rcx
-	cmpq $8, %rcx
-	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors4
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vectors2:
-	cmpq $4, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vector
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors2:
-	vbroadcasti128 (%rdi), %ymm11  # stream k0
-	vpxor (%rdx), %ymm8, %ymm0
-	vmovdqu %ymm8, (%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm1
-	vpxor %ymm9, %ymm1, %ymm1
-	vpxor %ymm10, %ymm1, %ymm1
-	vpxor 32(%rdx), %ymm1, %ymm9
-	vmovdqu %ymm1, 32(%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm9, %ymm1
-	vpsrlq $60, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $4, %ymm8, %ymm8
-	vpxor %ymm9, %ymm8, %ymm8
-	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 32(%rdi), %ymm11  # stream k2
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 64(%rdi), %ymm11  # stream k4
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 96(%rdi), %ymm11  # stream k6
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vbroadcasti128 128(%rdi), %ymm11  # stream k8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm1, %ymm1
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm1, %ymm1
-	vaesenc %ymm14, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm1, %ymm1
-	vpxor (%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxor 32(%rsi), %ymm15, %ymm10
-	vaesenclast %ymm10, %ymm1, %ymm1
-	vmovdqu %ymm0, (%rsi)
-	vmovdqu %ymm1, 32(%rsi)
-	addq $64, %rdx
-	addq $64, %rsi
-	subq $4, %rcx
-	cmpq $4, %rcx
-	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vectors2
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_vector:
-	cmpq $2, %rcx
-	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_block
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vector:
-	vbroadcasti128 (%rdi), %ymm11  # stream k0
-	vpxor (%rdx), %ymm8, %ymm0
-	vmovdqu %ymm8, (%rsi)  # parked until the final round
-	vpxor %ymm11, %ymm0, %ymm0
-	vpsrlq $62, %ymm8, %ymm9
-	vpclmulqdq $1, .Lconst+768(%rip), %ymm9, %ymm10  # the top half's carries times 0x87
-	vpslldq $8, %ymm9, %ymm9
-	vpsllq $2, %ymm8, %ymm8
-	vpxor %ymm9, %ymm8, %ymm8
-	vpxor %ymm10, %ymm8, %ymm8
-	vbroadcasti128 16(%rdi), %ymm11  # stream k1
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 32(%rdi), %ymm11  # stream k2
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 48(%rdi), %ymm11  # stream k3
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 64(%rdi), %ymm11  # stream k4
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 80(%rdi), %ymm11  # stream k5
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 96(%rdi), %ymm11  # stream k6
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 112(%rdi), %ymm11  # stream k7
-	vaesenc %ymm11, %ymm0, %ymm0
-	vbroadcasti128 128(%rdi), %ymm11  # stream k8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm12, %ymm0, %ymm0
-	vaesenc %ymm13, %ymm0, %ymm0
-	vaesenc %ymm14, %ymm0, %ymm0
-	vpxor (%rsi), %ymm15, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vmovdqu %ymm0, (%rsi)
-	addq $32, %rdx
-	addq $32, %rsi
-	subq $2, %rcx
-	cmpq $2, %rcx
-	jae .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_vector
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_tail_block:
-	testq %rcx, %rcx
-	jz .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_done
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_block:
-	vpxor (%rdx), %xmm8, %xmm0
-	vmovdqu %xmm8, (%rsi)  # parked until the final round
-	vpxor (%rdi), %xmm0, %xmm0
-	vpsrlq $63, %xmm8, %xmm9
-	vpclmulqdq $1, .Lconst+768(%rip), %xmm9, %xmm10  # the top half's carries times 0x87
-	vpslldq $8, %xmm9, %xmm9
-	vpsllq $1, %xmm8, %xmm8
-	vpxor %xmm9, %xmm8, %xmm8
-	vpxor %xmm10, %xmm8, %xmm8
-	vaesenc 16(%rdi), %xmm0, %xmm0
-	vaesenc 32(%rdi), %xmm0, %xmm0
-	vaesenc 48(%rdi), %xmm0, %xmm0
-	vaesenc 64(%rdi), %xmm0, %xmm0
-	vaesenc 80(%rdi), %xmm0, %xmm0
-	vaesenc 96(%rdi), %xmm0, %xmm0
-	vaesenc 112(%rdi), %xmm0, %xmm0
-	vaesenc 128(%rdi), %xmm0, %xmm0
-	vaesenc %xmm12, %xmm0, %xmm0
-	vaesenc %xmm13, %xmm0, %xmm0
-	vaesenc %xmm14, %xmm0, %xmm0
-	vpxor (%rsi), %xmm15, %xmm9
-	vaesenclast %xmm9, %xmm0, %xmm0
-	vmovdqu %xmm0, (%rsi)
-	addq $16, %rdx
-	addq $16, %rsi
-	subq $1, %rcx
-	jnz .Laesgen_aes192_enc__x86_64_vaes256_x8_xts_block
-.Laesgen_aes192_enc__x86_64_vaes256_x8_xts_done:
-	vmovdqu %xmm8, (%r8)  # the tweak of the next block
-	vzeroupper
-	ret
-	.cfi_endproc
-	.size aesgen_aes192_enc__x86_64_vaes256_x8_xts, .-aesgen_aes192_enc__x86_64_vaes256_x8_xts
 
 /* cbc_lanes (16 lanes): partial: round keys k7..k12 resident, the other 7 streamed through one rotating register; 8 data, 0 loop-carried, 1 temporary; 16 of 16 registers; 96 AES instructions. */
 	.globl aesgen_aes192_enc__x86_64_vaes256_x8_cbc_lanes16
@@ -2042,7 +1573,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal:
 	vpxor %ymm13, %ymm10, %ymm10
 	vbroadcasti128 176(%rdi), %ymm15  # stream k11
 	vaesenc %ymm15, %ymm0, %ymm0
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm11, %ymm11
 	vaesenc %ymm15, %ymm1, %ymm1
 	vpxor %ymm11, %ymm10, %ymm10
 	vaesenc %ymm15, %ymm2, %ymm2
@@ -2050,7 +1581,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal:
 	vaesenc %ymm15, %ymm3, %ymm3
 	vpxor %ymm11, %ymm12, %ymm11
 	vaesenc %ymm15, %ymm4, %ymm4
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm10, %ymm10
 	vaesenc %ymm15, %ymm5, %ymm5
 	vpxor %ymm10, %ymm11, %ymm10
 	vaesenc %ymm15, %ymm6, %ymm6
@@ -2170,11 +1701,11 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal:
 	vpxor %ymm12, %ymm10, %ymm10
 	vpshufd $78, %ymm11, %ymm13
 	vpxor %ymm13, %ymm10, %ymm10
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm11, %ymm11
 	vpxor %ymm11, %ymm10, %ymm10
 	vpshufd $78, %ymm10, %ymm11
 	vpxor %ymm11, %ymm12, %ymm11
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm10, %ymm10
 	vpxor %ymm10, %ymm11, %ymm10
 	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
 	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
@@ -2404,7 +1935,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_open:
 	vpxor %ymm13, %ymm10, %ymm10
 	vbroadcasti128 176(%rdi), %ymm15  # stream k11
 	vaesenc %ymm15, %ymm0, %ymm0
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm11, %ymm11
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm11, %ymm11
 	vaesenc %ymm15, %ymm1, %ymm1
 	vpxor %ymm11, %ymm10, %ymm10
 	vaesenc %ymm15, %ymm2, %ymm2
@@ -2412,7 +1943,7 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_open:
 	vaesenc %ymm15, %ymm3, %ymm3
 	vpxor %ymm11, %ymm12, %ymm11
 	vaesenc %ymm15, %ymm4, %ymm4
-	vpclmulqdq $16, .Lconst+896(%rip), %ymm10, %ymm10
+	vpclmulqdq $16, .Lconst+704(%rip), %ymm10, %ymm10
 	vaesenc %ymm15, %ymm5, %ymm5
 	vpxor %ymm10, %ymm11, %ymm10
 	vaesenc %ymm15, %ymm6, %ymm6
@@ -2513,21 +2044,6 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_open:
 	# add 1 to every lane
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# lane l: shift right by 64 - l
-	.byte 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# XTS reduction: x^128 = 0x87, in the low half of every lane
-	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	# lane l: shift left by l
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-	.byte 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	# 0x1, 0xc200000000000000 in every lane

@@ -12,14 +12,13 @@
  * ecb: resident: all 13 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 21 of 32 registers.
  * ctr: resident: all 13 round keys resident; 8 data, 1 loop-carried, 1 temporary; 23 of 32 registers.
  * cbc: resident: all 13 round keys resident; 1 data, 0 loop-carried, 1 temporary; 15 of 32 registers.
- * xts: resident: all 13 round keys resident; 8 data, 8 loop-carried, 1 temporary; 30 of 32 registers.
- * xts_units: resident: all 13 round keys resident; 8 data, 8 loop-carried, 1 temporary; 30 of 32 registers.
  * cbc_lanes (32 lanes): resident: all 13 round keys resident; 8 data, 0 loop-carried, 1 temporary; 22 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 13 round keys resident; 4 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 13 round keys resident; 2 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
  * gcm_seal: resident: all 13 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 31 of 32 registers.
  * gcm_open: resident: all 13 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 31 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 256 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: none for AES-192 (IEEE 1619 defines XTS for AES-128 and AES-256 keys only; aesgen_xts_init refuses the rest).
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 196 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -38,13 +37,6 @@ void aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry(const void *rk, uint8_t *o
 void aesgen_aes192_enc__x86_64_vaes512_x8_cbc_lanes32(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 void aesgen_aes192_enc__x86_64_vaes512_x8_cbc_lanes16(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 void aesgen_aes192_enc__x86_64_vaes512_x8_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
-/* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
-   tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
-void aesgen_aes192_enc__x86_64_vaes512_x8_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
-/* XTS over count data units of nblocks blocks (a multiple of 32), unit i's encrypted
-   tweak at tweaks + 16 i (aesgen_variant.h). */
-void aesgen_aes192_enc__x86_64_vaes512_x8_xts_units(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
-    size_t count);
 
 /* GCM over whole chunks of 32 blocks: CTR from counter[] (low 64 bits, as ctr) with
    the GHASH of the ciphertext stitched in (aesgen_variant.h). */
@@ -65,16 +57,14 @@ const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8 = {
     .rank = 100,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMULQDQ | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512BW,
     .schedule_bytes = 208,
-    .info = "interleave 8 x zmm (32 blocks); ecb: resident; ctr: resident; cbc: resident; xts: resident; xts_units: resident; cbc_lanes32: resident; cbc_lanes16: resident; cbc_lanes8: resident; gcm_seal: resident; gcm_open: resident",
+    .info = "interleave 8 x zmm (32 blocks); ecb: resident; ctr: resident; cbc: resident; cbc_lanes32: resident; cbc_lanes16: resident; cbc_lanes8: resident; gcm_seal: resident; gcm_open: resident",
     .ctr_low64 = 1,
     .align = 0,
     .setkey = aesgen_x86_64_aes_setkey_aes192_forward,
     .ecb = aesgen_aes192_enc__x86_64_vaes512_x8_ecb,
     .cbc = aesgen_aes192_enc__x86_64_vaes512_x8_cbc,
     .ctr = aesgen_aes192_enc__x86_64_vaes512_x8_ctr_nocarry,
-    .xts = aesgen_aes192_enc__x86_64_vaes512_x8_xts,
-    .xts_units = aesgen_aes192_enc__x86_64_vaes512_x8_xts_units,
-    .xts_units_blocks = 32,
+    .xts = NULL,
     .gcm_blocks = 32,
     .gcm_table = "32 twisted powers, then their half sums two to a slot",
     .gcm_seal = aesgen_aes192_enc__x86_64_vaes512_x8_gcm_seal,

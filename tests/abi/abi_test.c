@@ -243,8 +243,9 @@ static void test_xts_units(const aesgen_variant *v, const aesgen_variant *twin, 
 {
     if (v->xts_units == NULL)
         return;
-    CHECK(v->xts_units_blocks != 0 && v->xts_units_blocks % 16 == 0 && v->xts != NULL,
-          "%s: an XTS units function for %u blocks per iteration", v->name, (unsigned)v->xts_units_blocks);
+    CHECK(v->xts_units_blocks == v->batch_blocks && v->xts != NULL,
+          "%s: an XTS units function for %u blocks per iteration (batch %u)", v->name,
+          (unsigned)v->xts_units_blocks, (unsigned)v->batch_blocks);
     if (v->xts_units_blocks == 0)
         return;
     units_functions += at_end == 0;

@@ -70,6 +70,7 @@ GCM_GHASH = (16, "karatsuba", "clmul")
 GCM_MODES = ("gcm_seal", "gcm_open")
 GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
 XTS_UNITS = ((1, 1), (2, 1), (3, 1), (1, 2), (3, 2))   # (units, iterations each) of an XTS units function
+XTS_KEY_BITS = (128, 256)        # the AES key sizes XTS is defined for (IEEE 1619)
 
 
 def cbc_lane_vectors(n: int) -> list[int]:
@@ -509,6 +510,10 @@ class HwLoopEmitter(Emitter):
         constants = self.new_constants(target)
         functions, omitted = [], []
         for mode in self.direction_modes[variant.direction]:
+            if mode == "xts" and variant.key_bits not in XTS_KEY_BITS:
+                omitted.append(f"xts: none for AES-{variant.key_bits} (IEEE 1619 defines XTS for AES-128 and "
+                               f"AES-256 keys only; aesgen_xts_init refuses the rest)")
+                continue
             try:
                 plan = self._plan(target, n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
             except PlanError as e:

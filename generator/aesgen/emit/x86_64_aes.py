@@ -94,10 +94,10 @@ class Constants:
         """Per-lane shift counts: lane l shifts both halves left by first + l, or right by
         64 - (first + l)."""
         by = f"{first} + l" if first else "l"
-        name = f"lane l: shift left by {by}" if left else f"lane l: shift right by 64 - {by}"
+        name = f"lane l: shift left by {by}" if left else \
+            f"lane l: shift right by 64 - {f'({by})' if first else by}"
         counts = [first + l if left else 64 - first - l for l in range(self.lanes)]
-        return self.vector(name.replace("- " + by, f"- ({by})") if first and not left else name,
-                           [c.to_bytes(8, "little") * 2 for c in counts])
+        return self.vector(name, [c.to_bytes(8, "little") * 2 for c in counts])
 
 
 class LoopEmitter(BlockLoop):
@@ -415,8 +415,13 @@ class _Tweaks:
             em.xor(dst, dst, p)
 
 
-def _emit_xts_carried(em: LoopEmitter, units: bool = False) -> None:
-    """Lane 0 of tws[0] holds the next block's tweak at every stage's entry and exit. The
+def _emit_xts_carried(em: LoopEmitter) -> None:
+    body, setup, finish, enter = _xts_carried_parts(em)
+    em.parallel(body, setup, finish, enter=enter)
+
+
+def _xts_carried_parts(em: LoopEmitter):
+    """(body, setup, finish, enter) of the carried form. Lane 0 of tws[0] holds the next block's tweak at every stage's entry and exit. The
     first c vectors' tweaks (c = 8 / gcd(8, lanes): 2 for zmm, 4 for ymm) are the base:
     a counted stage spreads tws[0] on entry (lane l times x^l) and derives the rest of
     the base from it; every iteration derives vector j >= c from base vector j mod c, a
@@ -486,11 +491,13 @@ def _emit_xts_carried(em: LoopEmitter, units: bool = False) -> None:
 
     def finish():
         em.asm("store", M(IV, 0), tws[0].view("xmm"), note="the tweak of the next block")
-    if not units:
-        em.parallel(body, setup, finish, enter=enter)
-        return
-    # Many data units, each a whole number of iterations: iv points at the units'
-    # encrypted tweaks (16 bytes each), UNITS counts them, N is each unit's blocks.
+    return body, setup, finish, enter
+
+
+def _xts_units_loop(em: LoopEmitter, body, setup, enter) -> None:
+    """Many data units, each a whole number of iterations of the first stage: iv points
+    at the units' encrypted tweaks (16 bytes each), UNITS counts them, N is each unit's
+    blocks; per unit, the set-up and stage entry on its tweak, then its iterations."""
     a, main = em.asm, em.stages()[0]
     em.entry()
     em.load_resident_keys()
@@ -520,7 +527,8 @@ def emit_xts_units(em: LoopEmitter) -> None:
     many-sector call's loop, one call for a group of sectors, so that no unit pays a
     call, the key loads and the stage checks. The carried form's iteration; iv[] is
     read only."""
-    _emit_xts_carried(em, units=True)
+    body, setup, _, enter = _xts_carried_parts(em)
+    _xts_units_loop(em, body, setup, enter)
 
 
 def _emit_xts_parked(em: LoopEmitter) -> None:

@@ -10,15 +10,15 @@
  * 256-bit vectors (2 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
  * ecb: resident: all 11 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 19 of 32 registers.
- * ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers.
+ * ctr: resident: all 11 round keys resident; 8 data, 2 loop-carried, 1 temporary; 22 of 32 registers.
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
  * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
- * gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
- * gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers.
+ * gcm_seal: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
+ * gcm_open: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 232 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -289,7 +289,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb
 
-/* ctr: resident: all 11 round keys resident; 8 data, 1 loop-carried, 1 temporary; 21 of 32 registers; 160 AES instructions. */
+/* ctr: resident: all 11 round keys resident; 8 data, 2 loop-carried, 1 temporary; 22 of 32 registers; 160 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry
 	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry
 	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry, @function
@@ -297,57 +297,50 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ecb:
 aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm10  # k0
-	vbroadcasti32x4 16(%rdi), %ymm11  # k1
-	vbroadcasti32x4 32(%rdi), %ymm12  # k2
-	vbroadcasti32x4 48(%rdi), %ymm13  # k3
-	vbroadcasti32x4 64(%rdi), %ymm14  # k4
-	vbroadcasti32x4 80(%rdi), %ymm15  # k5
-	vbroadcasti32x4 96(%rdi), %ymm16  # k6
-	vbroadcasti32x4 112(%rdi), %ymm17  # k7
-	vbroadcasti32x4 128(%rdi), %ymm18  # k8
-	vbroadcasti32x4 144(%rdi), %ymm19  # k9
-	vbroadcasti32x4 160(%rdi), %ymm20  # k10
+	vbroadcasti32x4 (%rdi), %ymm11  # k0
+	vbroadcasti32x4 16(%rdi), %ymm12  # k1
+	vbroadcasti32x4 32(%rdi), %ymm13  # k2
+	vbroadcasti32x4 48(%rdi), %ymm14  # k3
+	vbroadcasti32x4 64(%rdi), %ymm15  # k4
+	vbroadcasti32x4 80(%rdi), %ymm16  # k5
+	vbroadcasti32x4 96(%rdi), %ymm17  # k6
+	vbroadcasti32x4 112(%rdi), %ymm18  # k7
+	vbroadcasti32x4 128(%rdi), %ymm19  # k8
+	vbroadcasti32x4 144(%rdi), %ymm20  # k9
+	vbroadcasti32x4 160(%rdi), %ymm21  # k10
+	vmovdqu64 .Lconst(%rip), %ymm9  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
+	vpshufb %ymm9, %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	cmpq $16, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_loop:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm10, %ymm0, %ymm0
+	vpshufb %ymm9, %ymm8, %ymm0
+	vpxorq %ymm11, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm10, %ymm1, %ymm1
+	vpshufb %ymm9, %ymm1, %ymm1
+	vpxorq %ymm11, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
-	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm10, %ymm2, %ymm2
+	vpshufb %ymm9, %ymm2, %ymm2
+	vpxorq %ymm11, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
-	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm10, %ymm3, %ymm3
+	vpshufb %ymm9, %ymm3, %ymm3
+	vpxorq %ymm11, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
-	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm10, %ymm4, %ymm4
+	vpshufb %ymm9, %ymm4, %ymm4
+	vpxorq %ymm11, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
-	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm10, %ymm5, %ymm5
+	vpshufb %ymm9, %ymm5, %ymm5
+	vpxorq %ymm11, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
-	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm10, %ymm6, %ymm6
+	vpshufb %ymm9, %ymm6, %ymm6
+	vpxorq %ymm11, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
-	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm10, %ymm7, %ymm7
+	vpshufb %ymm9, %ymm7, %ymm7
+	vpxorq %ymm11, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
-	vaesenc %ymm11, %ymm4, %ymm4
-	vaesenc %ymm11, %ymm5, %ymm5
-	vaesenc %ymm11, %ymm6, %ymm6
-	vaesenc %ymm11, %ymm7, %ymm7
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -412,22 +405,30 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	vpxorq (%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm7, %ymm7
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm3, %ymm3
+	vaesenc %ymm20, %ymm4, %ymm4
+	vaesenc %ymm20, %ymm5, %ymm5
+	vaesenc %ymm20, %ymm6, %ymm6
+	vaesenc %ymm20, %ymm7, %ymm7
+	vpxorq (%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm3, %ymm3
+	vpxorq 128(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm4, %ymm4
+	vpxorq 160(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -445,22 +446,18 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	cmpq $8, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vectors2
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors4:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm10, %ymm0, %ymm0
+	vpshufb %ymm9, %ymm8, %ymm0
+	vpxorq %ymm11, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm10, %ymm1, %ymm1
+	vpshufb %ymm9, %ymm1, %ymm1
+	vpxorq %ymm11, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
-	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm10, %ymm2, %ymm2
+	vpshufb %ymm9, %ymm2, %ymm2
+	vpxorq %ymm11, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
-	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm10, %ymm3, %ymm3
+	vpshufb %ymm9, %ymm3, %ymm3
+	vpxorq %ymm11, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
-	vaesenc %ymm11, %ymm2, %ymm2
-	vaesenc %ymm11, %ymm3, %ymm3
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm2, %ymm2
@@ -493,14 +490,18 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vaesenc %ymm19, %ymm1, %ymm1
 	vaesenc %ymm19, %ymm2, %ymm2
 	vaesenc %ymm19, %ymm3, %ymm3
-	vpxorq (%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm3, %ymm3
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm2, %ymm2
+	vaesenc %ymm20, %ymm3, %ymm3
+	vpxorq (%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm3, %ymm3
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -514,14 +515,12 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	cmpq $4, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_vector
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vectors2:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm10, %ymm0, %ymm0
+	vpshufb %ymm9, %ymm8, %ymm0
+	vpxorq %ymm11, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm10, %ymm1, %ymm1
+	vpshufb %ymm9, %ymm1, %ymm1
+	vpxorq %ymm11, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
-	vaesenc %ymm11, %ymm0, %ymm0
-	vaesenc %ymm11, %ymm1, %ymm1
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm1, %ymm1
 	vaesenc %ymm13, %ymm0, %ymm0
@@ -538,10 +537,12 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vaesenc %ymm18, %ymm1, %ymm1
 	vaesenc %ymm19, %ymm0, %ymm0
 	vaesenc %ymm19, %ymm1, %ymm1
-	vpxorq (%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm1, %ymm1
+	vaesenc %ymm20, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm1, %ymm1
+	vpxorq (%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm1, %ymm1
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	addq $64, %rdx
@@ -553,10 +554,9 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	cmpq $2, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_tail_block
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_vector:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm10, %ymm0, %ymm0
+	vpshufb %ymm9, %ymm8, %ymm0
+	vpxorq %ymm11, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
-	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm12, %ymm0, %ymm0
 	vaesenc %ymm13, %ymm0, %ymm0
 	vaesenc %ymm14, %ymm0, %ymm0
@@ -565,8 +565,9 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vaesenc %ymm17, %ymm0, %ymm0
 	vaesenc %ymm18, %ymm0, %ymm0
 	vaesenc %ymm19, %ymm0, %ymm0
-	vpxorq (%rdx), %ymm20, %ymm9
-	vaesenclast %ymm9, %ymm0, %ymm0
+	vaesenc %ymm20, %ymm0, %ymm0
+	vpxorq (%rdx), %ymm21, %ymm10
+	vaesenclast %ymm10, %ymm0, %ymm0
 	vmovdqu64 %ymm0, (%rsi)
 	addq $32, %rdx
 	addq $32, %rsi
@@ -577,10 +578,9 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	testq %rcx, %rcx
 	jz .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_done
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry_block:
-	vpshufb .Lconst(%rip), %xmm8, %xmm0
-	vpxorq %xmm10, %xmm0, %xmm0
+	vpshufb %xmm9, %xmm8, %xmm0
+	vpxorq %xmm11, %xmm0, %xmm0
 	vpaddq .Lconst+640(%rip), %ymm8, %ymm8
-	vaesenc %xmm11, %xmm0, %xmm0
 	vaesenc %xmm12, %xmm0, %xmm0
 	vaesenc %xmm13, %xmm0, %xmm0
 	vaesenc %xmm14, %xmm0, %xmm0
@@ -589,8 +589,9 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_ctr_nocarry:
 	vaesenc %xmm17, %xmm0, %xmm0
 	vaesenc %xmm18, %xmm0, %xmm0
 	vaesenc %xmm19, %xmm0, %xmm0
-	vpxorq (%rdx), %xmm20, %xmm9
-	vaesenclast %xmm9, %xmm0, %xmm0
+	vaesenc %xmm20, %xmm0, %xmm0
+	vpxorq (%rdx), %xmm21, %xmm10
+	vaesenclast %xmm10, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
 	addq $16, %rdx
 	addq $16, %rsi
@@ -1662,7 +1663,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4
 
-/* gcm_seal: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers; 160 AES instructions. */
+/* gcm_seal: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers; 160 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal, @function
@@ -1670,59 +1671,52 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4:
 aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm18  # k0
-	vbroadcasti32x4 16(%rdi), %ymm19  # k1
-	vbroadcasti32x4 32(%rdi), %ymm20  # k2
-	vbroadcasti32x4 48(%rdi), %ymm21  # k3
-	vbroadcasti32x4 64(%rdi), %ymm22  # k4
-	vbroadcasti32x4 80(%rdi), %ymm23  # k5
-	vbroadcasti32x4 96(%rdi), %ymm24  # k6
-	vbroadcasti32x4 112(%rdi), %ymm25  # k7
-	vbroadcasti32x4 128(%rdi), %ymm26  # k8
-	vbroadcasti32x4 144(%rdi), %ymm27  # k9
-	vbroadcasti32x4 160(%rdi), %ymm28  # k10
+	vbroadcasti32x4 (%rdi), %ymm19  # k0
+	vbroadcasti32x4 16(%rdi), %ymm20  # k1
+	vbroadcasti32x4 32(%rdi), %ymm21  # k2
+	vbroadcasti32x4 48(%rdi), %ymm22  # k3
+	vbroadcasti32x4 64(%rdi), %ymm23  # k4
+	vbroadcasti32x4 80(%rdi), %ymm24  # k5
+	vbroadcasti32x4 96(%rdi), %ymm25  # k6
+	vbroadcasti32x4 112(%rdi), %ymm26  # k7
+	vbroadcasti32x4 128(%rdi), %ymm27  # k8
+	vbroadcasti32x4 144(%rdi), %ymm28  # k9
+	vbroadcasti32x4 160(%rdi), %ymm29  # k10
+	vmovdqu64 .Lconst(%rip), %ymm10  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
+	vpshufb %ymm10, %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
-	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
 	cmpq $16, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_done
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm18, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm8, %ymm0
+	vpxorq %ymm19, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm18, %ymm1, %ymm1
+	vpshufb %ymm10, %ymm1, %ymm1
+	vpxorq %ymm19, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
-	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm18, %ymm2, %ymm2
+	vpshufb %ymm10, %ymm2, %ymm2
+	vpxorq %ymm19, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
-	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm18, %ymm3, %ymm3
+	vpshufb %ymm10, %ymm3, %ymm3
+	vpxorq %ymm19, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
-	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm18, %ymm4, %ymm4
+	vpshufb %ymm10, %ymm4, %ymm4
+	vpxorq %ymm19, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
-	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm18, %ymm5, %ymm5
+	vpshufb %ymm10, %ymm5, %ymm5
+	vpxorq %ymm19, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
-	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm18, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm6, %ymm6
+	vpxorq %ymm19, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
-	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm18, %ymm7, %ymm7
+	vpshufb %ymm10, %ymm7, %ymm7
+	vpxorq %ymm19, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm19, %ymm0, %ymm0
-	vaesenc %ymm19, %ymm1, %ymm1
-	vaesenc %ymm19, %ymm2, %ymm2
-	vaesenc %ymm19, %ymm3, %ymm3
-	vaesenc %ymm19, %ymm4, %ymm4
-	vaesenc %ymm19, %ymm5, %ymm5
-	vaesenc %ymm19, %ymm6, %ymm6
-	vaesenc %ymm19, %ymm7, %ymm7
 	vaesenc %ymm20, %ymm0, %ymm0
 	vaesenc %ymm20, %ymm1, %ymm1
 	vaesenc %ymm20, %ymm2, %ymm2
@@ -1787,22 +1781,30 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	vaesenc %ymm27, %ymm5, %ymm5
 	vaesenc %ymm27, %ymm6, %ymm6
 	vaesenc %ymm27, %ymm7, %ymm7
-	vpxorq (%rdx), %ymm28, %ymm10
-	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm28, %ymm11
-	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm28, %ymm12
-	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm28, %ymm13
-	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm28, %ymm14
-	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm28, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm28, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm28, %ymm17
-	vaesenclast %ymm17, %ymm7, %ymm7
+	vaesenc %ymm28, %ymm0, %ymm0
+	vaesenc %ymm28, %ymm1, %ymm1
+	vaesenc %ymm28, %ymm2, %ymm2
+	vaesenc %ymm28, %ymm3, %ymm3
+	vaesenc %ymm28, %ymm4, %ymm4
+	vaesenc %ymm28, %ymm5, %ymm5
+	vaesenc %ymm28, %ymm6, %ymm6
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq (%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm29, %ymm13
+	vaesenclast %ymm13, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm29, %ymm14
+	vaesenclast %ymm14, %ymm3, %ymm3
+	vpxorq 128(%rdx), %ymm29, %ymm15
+	vaesenclast %ymm15, %ymm4, %ymm4
+	vpxorq 160(%rdx), %ymm29, %ymm16
+	vaesenclast %ymm16, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm17
+	vaesenclast %ymm17, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm18
+	vaesenclast %ymm18, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -1817,196 +1819,196 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	cmpq $16, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_last
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_loop:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm18, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm8, %ymm0
+	vpxorq %ymm19, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm18, %ymm1, %ymm1
+	vpshufb %ymm10, %ymm1, %ymm1
+	vpxorq %ymm19, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
-	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm18, %ymm2, %ymm2
+	vpshufb %ymm10, %ymm2, %ymm2
+	vpxorq %ymm19, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
-	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm18, %ymm3, %ymm3
+	vpshufb %ymm10, %ymm3, %ymm3
+	vpxorq %ymm19, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
-	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm18, %ymm4, %ymm4
+	vpshufb %ymm10, %ymm4, %ymm4
+	vpxorq %ymm19, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
-	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm18, %ymm5, %ymm5
+	vpshufb %ymm10, %ymm5, %ymm5
+	vpxorq %ymm19, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
-	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm18, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm6, %ymm6
+	vpxorq %ymm19, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
-	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm18, %ymm7, %ymm7
+	vpshufb %ymm10, %ymm7, %ymm7
+	vpxorq %ymm19, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm19, %ymm0, %ymm0
-	vmovdqu64 -256(%rsi), %ymm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm1, %ymm1
-	vpxorq %ymm9, %ymm10, %ymm10
-	vaesenc %ymm19, %ymm2, %ymm2
-	vpclmulqdq $0, (%rax), %ymm10, %ymm11
-	vaesenc %ymm19, %ymm3, %ymm3
-	vpclmulqdq $17, (%rax), %ymm10, %ymm12
-	vaesenc %ymm19, %ymm4, %ymm4
-	vpshufd $78, %ymm10, %ymm13
-	vaesenc %ymm19, %ymm5, %ymm5
-	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm19, %ymm6, %ymm6
-	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm7, %ymm7
-	vmovdqu64 -224(%rsi), %ymm13  # ciphertext to hash
 	vaesenc %ymm20, %ymm0, %ymm0
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vmovdqu64 -256(%rsi), %ymm11  # ciphertext to hash
+	vpshufb %ymm10, %ymm11, %ymm11
 	vaesenc %ymm20, %ymm1, %ymm1
-	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
+	vpxorq %ymm9, %ymm11, %ymm11
 	vaesenc %ymm20, %ymm2, %ymm2
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
+	vpclmulqdq $0, (%rax), %ymm11, %ymm12
 	vaesenc %ymm20, %ymm3, %ymm3
-	vpshufd $78, %ymm13, %ymm16
+	vpclmulqdq $17, (%rax), %ymm11, %ymm13
 	vaesenc %ymm20, %ymm4, %ymm4
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
+	vpshufd $78, %ymm11, %ymm14
 	vaesenc %ymm20, %ymm5, %ymm5
-	vmovdqu64 -192(%rsi), %ymm16  # ciphertext to hash
-	vaesenc %ymm20, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm20, %ymm7, %ymm7
-	vpclmulqdq $0, 64(%rax), %ymm16, %ymm17
-	vaesenc %ymm21, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vaesenc %ymm21, %ymm1, %ymm1
-	vpclmulqdq $17, 64(%rax), %ymm16, %ymm14
-	vaesenc %ymm21, %ymm2, %ymm2
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm21, %ymm3, %ymm3
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm21, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm16, %ymm14
-	vaesenc %ymm21, %ymm5, %ymm5
-	vpclmulqdq $0, 320(%rax), %ymm14, %ymm14
-	vaesenc %ymm21, %ymm6, %ymm6
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm21, %ymm7, %ymm7
-	vmovdqu64 -160(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm22, %ymm0, %ymm0
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vaesenc %ymm22, %ymm1, %ymm1
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vaesenc %ymm22, %ymm2, %ymm2
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm22, %ymm3, %ymm3
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm22, %ymm4, %ymm4
-	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
-	vaesenc %ymm22, %ymm5, %ymm5
-	vmovdqu64 -128(%rsi), %ymm16  # ciphertext to hash
-	vaesenc %ymm22, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm22, %ymm7, %ymm7
-	vpclmulqdq $0, 128(%rax), %ymm16, %ymm17
-	vaesenc %ymm23, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vaesenc %ymm23, %ymm1, %ymm1
-	vpclmulqdq $17, 128(%rax), %ymm16, %ymm14
-	vaesenc %ymm23, %ymm2, %ymm2
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm23, %ymm3, %ymm3
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm23, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm16, %ymm14
-	vpclmulqdq $0, 384(%rax), %ymm14, %ymm14
-	vaesenc %ymm23, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm23, %ymm6, %ymm6
-	vmovdqu64 -96(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm23, %ymm7, %ymm7
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm0, %ymm0
-	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vaesenc %ymm24, %ymm1, %ymm1
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vaesenc %ymm24, %ymm2, %ymm2
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm24, %ymm3, %ymm3
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm24, %ymm4, %ymm4
-	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm5, %ymm5
-	vmovdqu64 -64(%rsi), %ymm16  # ciphertext to hash
-	vaesenc %ymm24, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm24, %ymm7, %ymm7
-	vpclmulqdq $0, 192(%rax), %ymm16, %ymm17
-	vaesenc %ymm25, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vpclmulqdq $17, 192(%rax), %ymm16, %ymm14
-	vaesenc %ymm25, %ymm1, %ymm1
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm25, %ymm2, %ymm2
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm25, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm16, %ymm14
-	vaesenc %ymm25, %ymm4, %ymm4
-	vpclmulqdq $0, 448(%rax), %ymm14, %ymm14
-	vaesenc %ymm25, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm25, %ymm6, %ymm6
-	vmovdqu64 -32(%rsi), %ymm13  # ciphertext to hash
-	vaesenc %ymm25, %ymm7, %ymm7
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm26, %ymm0, %ymm0
-	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
-	vaesenc %ymm26, %ymm1, %ymm1
 	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm20, %ymm6, %ymm6
+	vpclmulqdq $0, 256(%rax), %ymm11, %ymm11
+	vaesenc %ymm20, %ymm7, %ymm7
+	vmovdqu64 -224(%rsi), %ymm14  # ciphertext to hash
+	vaesenc %ymm21, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm14, %ymm14
+	vaesenc %ymm21, %ymm1, %ymm1
+	vpclmulqdq $0, 32(%rax), %ymm14, %ymm15
+	vaesenc %ymm21, %ymm2, %ymm2
+	vpclmulqdq $17, 32(%rax), %ymm14, %ymm16
+	vaesenc %ymm21, %ymm3, %ymm3
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm21, %ymm4, %ymm4
+	vpxorq %ymm17, %ymm14, %ymm14
+	vpclmulqdq $0, 288(%rax), %ymm14, %ymm14
+	vaesenc %ymm21, %ymm5, %ymm5
+	vmovdqu64 -192(%rsi), %ymm17  # ciphertext to hash
+	vaesenc %ymm21, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm21, %ymm7, %ymm7
+	vpclmulqdq $0, 64(%rax), %ymm17, %ymm18
+	vaesenc %ymm22, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vaesenc %ymm22, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm17, %ymm15
+	vaesenc %ymm22, %ymm2, %ymm2
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vaesenc %ymm22, %ymm3, %ymm3
+	vpshufd $78, %ymm17, %ymm15
+	vaesenc %ymm22, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm17, %ymm15
+	vaesenc %ymm22, %ymm5, %ymm5
+	vpclmulqdq $0, 320(%rax), %ymm15, %ymm15
+	vaesenc %ymm22, %ymm6, %ymm6
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vaesenc %ymm22, %ymm7, %ymm7
+	vmovdqu64 -160(%rsi), %ymm14  # ciphertext to hash
+	vaesenc %ymm23, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 96(%rax), %ymm14, %ymm15
+	vaesenc %ymm23, %ymm1, %ymm1
+	vpclmulqdq $17, 96(%rax), %ymm14, %ymm16
+	vaesenc %ymm23, %ymm2, %ymm2
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm23, %ymm3, %ymm3
+	vpxorq %ymm17, %ymm14, %ymm14
+	vaesenc %ymm23, %ymm4, %ymm4
+	vpclmulqdq $0, 352(%rax), %ymm14, %ymm14
+	vaesenc %ymm23, %ymm5, %ymm5
+	vmovdqu64 -128(%rsi), %ymm17  # ciphertext to hash
+	vaesenc %ymm23, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm23, %ymm7, %ymm7
+	vpclmulqdq $0, 128(%rax), %ymm17, %ymm18
+	vaesenc %ymm24, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vaesenc %ymm24, %ymm1, %ymm1
+	vpclmulqdq $17, 128(%rax), %ymm17, %ymm15
+	vaesenc %ymm24, %ymm2, %ymm2
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vaesenc %ymm24, %ymm3, %ymm3
+	vpshufd $78, %ymm17, %ymm15
+	vaesenc %ymm24, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm17, %ymm15
+	vpclmulqdq $0, 384(%rax), %ymm15, %ymm15
+	vaesenc %ymm24, %ymm5, %ymm5
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vaesenc %ymm24, %ymm6, %ymm6
+	vmovdqu64 -96(%rsi), %ymm14  # ciphertext to hash
+	vaesenc %ymm24, %ymm7, %ymm7
+	vpshufb %ymm10, %ymm14, %ymm14
+	vaesenc %ymm25, %ymm0, %ymm0
+	vpclmulqdq $0, 160(%rax), %ymm14, %ymm15
+	vaesenc %ymm25, %ymm1, %ymm1
+	vpclmulqdq $17, 160(%rax), %ymm14, %ymm16
+	vaesenc %ymm25, %ymm2, %ymm2
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm25, %ymm3, %ymm3
+	vpxorq %ymm17, %ymm14, %ymm14
+	vaesenc %ymm25, %ymm4, %ymm4
+	vpclmulqdq $0, 416(%rax), %ymm14, %ymm14
+	vaesenc %ymm25, %ymm5, %ymm5
+	vmovdqu64 -64(%rsi), %ymm17  # ciphertext to hash
+	vaesenc %ymm25, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm25, %ymm7, %ymm7
+	vpclmulqdq $0, 192(%rax), %ymm17, %ymm18
+	vaesenc %ymm26, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vpclmulqdq $17, 192(%rax), %ymm17, %ymm15
+	vaesenc %ymm26, %ymm1, %ymm1
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
 	vaesenc %ymm26, %ymm2, %ymm2
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vpshufd $78, %ymm17, %ymm15
 	vaesenc %ymm26, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm12, %ymm12
+	vpxorq %ymm15, %ymm17, %ymm15
 	vaesenc %ymm26, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm14
-	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 448(%rax), %ymm15, %ymm15
 	vaesenc %ymm26, %ymm5, %ymm5
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
 	vaesenc %ymm26, %ymm6, %ymm6
-	vpternlogq $0x96, %ymm11, %ymm13, %ymm10
+	vmovdqu64 -32(%rsi), %ymm14  # ciphertext to hash
 	vaesenc %ymm26, %ymm7, %ymm7
-	vpshufd $78, %ymm11, %ymm13
+	vpshufb %ymm10, %ymm14, %ymm14
 	vaesenc %ymm27, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
+	vpclmulqdq $0, 224(%rax), %ymm14, %ymm15
 	vaesenc %ymm27, %ymm1, %ymm1
-	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
+	vpxorq %ymm15, %ymm12, %ymm12
 	vaesenc %ymm27, %ymm2, %ymm2
-	vpxorq %ymm11, %ymm10, %ymm10
+	vpclmulqdq $17, 224(%rax), %ymm14, %ymm15
 	vaesenc %ymm27, %ymm3, %ymm3
-	vpshufd $78, %ymm10, %ymm11
+	vpxorq %ymm15, %ymm13, %ymm13
 	vaesenc %ymm27, %ymm4, %ymm4
-	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
+	vpshufd $78, %ymm14, %ymm15
+	vpxorq %ymm15, %ymm14, %ymm14
 	vaesenc %ymm27, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
+	vpclmulqdq $0, 480(%rax), %ymm14, %ymm14
 	vaesenc %ymm27, %ymm6, %ymm6
-	vextracti32x4 $1, %ymm12, %xmm10  # sum the blocks
+	vpternlogq $0x96, %ymm12, %ymm14, %ymm11
 	vaesenc %ymm27, %ymm7, %ymm7
-	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vpxorq (%rdx), %ymm28, %ymm10
-	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm28, %ymm11
-	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm28, %ymm12
-	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm28, %ymm13
-	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm28, %ymm14
-	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm28, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm28, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm28, %ymm17
-	vaesenclast %ymm17, %ymm7, %ymm7
+	vpshufd $78, %ymm12, %ymm14
+	vaesenc %ymm28, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm14, %ymm13, %ymm11
+	vaesenc %ymm28, %ymm1, %ymm1
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm12, %ymm12
+	vaesenc %ymm28, %ymm2, %ymm2
+	vpxorq %ymm12, %ymm11, %ymm11
+	vaesenc %ymm28, %ymm3, %ymm3
+	vpshufd $78, %ymm11, %ymm12
+	vaesenc %ymm28, %ymm4, %ymm4
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
+	vaesenc %ymm28, %ymm5, %ymm5
+	vpternlogq $0x96, %ymm11, %ymm12, %ymm13
+	vaesenc %ymm28, %ymm6, %ymm6
+	vextracti32x4 $1, %ymm13, %xmm11  # sum the blocks
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq %xmm11, %xmm13, %xmm9  # y, the upper blocks zeroed
+	vpxorq (%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm29, %ymm13
+	vaesenclast %ymm13, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm29, %ymm14
+	vaesenclast %ymm14, %ymm3, %ymm3
+	vpxorq 128(%rdx), %ymm29, %ymm15
+	vaesenclast %ymm15, %ymm4, %ymm4
+	vpxorq 160(%rdx), %ymm29, %ymm16
+	vaesenclast %ymm16, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm17
+	vaesenclast %ymm17, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm18
+	vaesenclast %ymm18, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -2021,93 +2023,93 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 	cmpq $16, %rcx
 	jae .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_loop
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_last:
-	vmovdqu64 -256(%rsi), %ymm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm10, %ymm10
-	vpxorq %ymm9, %ymm10, %ymm10
-	vpclmulqdq $0, (%rax), %ymm10, %ymm11
-	vpclmulqdq $17, (%rax), %ymm10, %ymm12
-	vpshufd $78, %ymm10, %ymm13
-	vpxorq %ymm13, %ymm10, %ymm10
-	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
-	vmovdqu64 -224(%rsi), %ymm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
-	vmovdqu64 -192(%rsi), %ymm16  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vpclmulqdq $0, 64(%rax), %ymm16, %ymm17
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vpclmulqdq $17, 64(%rax), %ymm16, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vpshufd $78, %ymm16, %ymm14
-	vpxorq %ymm14, %ymm16, %ymm14
-	vpclmulqdq $0, 320(%rax), %ymm14, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vmovdqu64 -160(%rsi), %ymm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
-	vmovdqu64 -128(%rsi), %ymm16  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vpclmulqdq $0, 128(%rax), %ymm16, %ymm17
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vpclmulqdq $17, 128(%rax), %ymm16, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vpshufd $78, %ymm16, %ymm14
-	vpxorq %ymm14, %ymm16, %ymm14
-	vpclmulqdq $0, 384(%rax), %ymm14, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vmovdqu64 -96(%rsi), %ymm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vpshufd $78, %ymm13, %ymm16
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
-	vmovdqu64 -64(%rsi), %ymm16  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vpclmulqdq $0, 192(%rax), %ymm16, %ymm17
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vpclmulqdq $17, 192(%rax), %ymm16, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vpshufd $78, %ymm16, %ymm14
-	vpxorq %ymm14, %ymm16, %ymm14
-	vpclmulqdq $0, 448(%rax), %ymm14, %ymm14
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vmovdqu64 -32(%rsi), %ymm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
+	vmovdqu64 -256(%rsi), %ymm11  # ciphertext to hash
+	vpshufb %ymm10, %ymm11, %ymm11
+	vpxorq %ymm9, %ymm11, %ymm11
+	vpclmulqdq $0, (%rax), %ymm11, %ymm12
+	vpclmulqdq $17, (%rax), %ymm11, %ymm13
+	vpshufd $78, %ymm11, %ymm14
 	vpxorq %ymm14, %ymm11, %ymm11
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
-	vpxorq %ymm14, %ymm12, %ymm12
-	vpshufd $78, %ymm13, %ymm14
-	vpxorq %ymm14, %ymm13, %ymm13
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
-	vpternlogq $0x96, %ymm11, %ymm13, %ymm10
-	vpshufd $78, %ymm11, %ymm13
-	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
+	vpclmulqdq $0, 256(%rax), %ymm11, %ymm11
+	vmovdqu64 -224(%rsi), %ymm14  # ciphertext to hash
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 32(%rax), %ymm14, %ymm15
+	vpclmulqdq $17, 32(%rax), %ymm14, %ymm16
+	vpshufd $78, %ymm14, %ymm17
+	vpxorq %ymm17, %ymm14, %ymm14
+	vpclmulqdq $0, 288(%rax), %ymm14, %ymm14
+	vmovdqu64 -192(%rsi), %ymm17  # ciphertext to hash
+	vpshufb %ymm10, %ymm17, %ymm17
+	vpclmulqdq $0, 64(%rax), %ymm17, %ymm18
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vpclmulqdq $17, 64(%rax), %ymm17, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vpshufd $78, %ymm17, %ymm15
+	vpxorq %ymm15, %ymm17, %ymm15
+	vpclmulqdq $0, 320(%rax), %ymm15, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vmovdqu64 -160(%rsi), %ymm14  # ciphertext to hash
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 96(%rax), %ymm14, %ymm15
+	vpclmulqdq $17, 96(%rax), %ymm14, %ymm16
+	vpshufd $78, %ymm14, %ymm17
+	vpxorq %ymm17, %ymm14, %ymm14
+	vpclmulqdq $0, 352(%rax), %ymm14, %ymm14
+	vmovdqu64 -128(%rsi), %ymm17  # ciphertext to hash
+	vpshufb %ymm10, %ymm17, %ymm17
+	vpclmulqdq $0, 128(%rax), %ymm17, %ymm18
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vpclmulqdq $17, 128(%rax), %ymm17, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vpshufd $78, %ymm17, %ymm15
+	vpxorq %ymm15, %ymm17, %ymm15
+	vpclmulqdq $0, 384(%rax), %ymm15, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vmovdqu64 -96(%rsi), %ymm14  # ciphertext to hash
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 160(%rax), %ymm14, %ymm15
+	vpclmulqdq $17, 160(%rax), %ymm14, %ymm16
+	vpshufd $78, %ymm14, %ymm17
+	vpxorq %ymm17, %ymm14, %ymm14
+	vpclmulqdq $0, 416(%rax), %ymm14, %ymm14
+	vmovdqu64 -64(%rsi), %ymm17  # ciphertext to hash
+	vpshufb %ymm10, %ymm17, %ymm17
+	vpclmulqdq $0, 192(%rax), %ymm17, %ymm18
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vpclmulqdq $17, 192(%rax), %ymm17, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vpshufd $78, %ymm17, %ymm15
+	vpxorq %ymm15, %ymm17, %ymm15
+	vpclmulqdq $0, 448(%rax), %ymm15, %ymm15
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vmovdqu64 -32(%rsi), %ymm14  # ciphertext to hash
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 224(%rax), %ymm14, %ymm15
+	vpxorq %ymm15, %ymm12, %ymm12
+	vpclmulqdq $17, 224(%rax), %ymm14, %ymm15
+	vpxorq %ymm15, %ymm13, %ymm13
+	vpshufd $78, %ymm14, %ymm15
+	vpxorq %ymm15, %ymm14, %ymm14
+	vpclmulqdq $0, 480(%rax), %ymm14, %ymm14
+	vpternlogq $0x96, %ymm12, %ymm14, %ymm11
+	vpshufd $78, %ymm12, %ymm14
+	vpternlogq $0x96, %ymm14, %ymm13, %ymm11
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm12, %ymm12
+	vpxorq %ymm12, %ymm11, %ymm11
+	vpshufd $78, %ymm11, %ymm12
 	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
-	vpxorq %ymm11, %ymm10, %ymm10
-	vpshufd $78, %ymm10, %ymm11
-	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
-	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
-	vextracti32x4 $1, %ymm12, %xmm10  # sum the blocks
-	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
+	vpternlogq $0x96, %ymm11, %ymm12, %ymm13
+	vextracti32x4 $1, %ymm13, %xmm11  # sum the blocks
+	vpxorq %xmm11, %xmm13, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal_done:
-	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vpshufb %xmm10, %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
 	vzeroupper
 	ret
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal, .-aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal
 
-/* gcm_open: resident: all 11 round keys resident; 8 data, 2 loop-carried, 8 temporaries; 29 of 32 registers; 80 AES instructions. */
+/* gcm_open: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers; 80 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open
 	.hidden aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open
 	.type aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open, @function
@@ -2115,218 +2117,219 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal:
 aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %ymm18  # k0
-	vbroadcasti32x4 16(%rdi), %ymm19  # k1
-	vbroadcasti32x4 32(%rdi), %ymm20  # k2
-	vbroadcasti32x4 48(%rdi), %ymm21  # k3
-	vbroadcasti32x4 64(%rdi), %ymm22  # k4
-	vbroadcasti32x4 80(%rdi), %ymm23  # k5
-	vbroadcasti32x4 96(%rdi), %ymm24  # k6
-	vbroadcasti32x4 112(%rdi), %ymm25  # k7
-	vbroadcasti32x4 128(%rdi), %ymm26  # k8
-	vbroadcasti32x4 144(%rdi), %ymm27  # k9
-	vbroadcasti32x4 160(%rdi), %ymm28  # k10
+	vbroadcasti32x4 (%rdi), %ymm19  # k0
+	vbroadcasti32x4 16(%rdi), %ymm20  # k1
+	vbroadcasti32x4 32(%rdi), %ymm21  # k2
+	vbroadcasti32x4 48(%rdi), %ymm22  # k3
+	vbroadcasti32x4 64(%rdi), %ymm23  # k4
+	vbroadcasti32x4 80(%rdi), %ymm24  # k5
+	vbroadcasti32x4 96(%rdi), %ymm25  # k6
+	vbroadcasti32x4 112(%rdi), %ymm26  # k7
+	vbroadcasti32x4 128(%rdi), %ymm27  # k8
+	vbroadcasti32x4 144(%rdi), %ymm28  # k9
+	vbroadcasti32x4 160(%rdi), %ymm29  # k10
+	vmovdqu64 .Lconst(%rip), %ymm10  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
-	vpshufb .Lconst(%rip), %ymm8, %ymm8  # to little-endian
+	vpshufb %ymm10, %ymm8, %ymm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %ymm8, %ymm8
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
-	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
 	cmpq $16, %rcx
 	jb .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open_done
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open_loop:
-	vpshufb .Lconst(%rip), %ymm8, %ymm0
-	vpxorq %ymm18, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm8, %ymm0
+	vpxorq %ymm19, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm1
-	vpshufb .Lconst(%rip), %ymm1, %ymm1
-	vpxorq %ymm18, %ymm1, %ymm1
+	vpshufb %ymm10, %ymm1, %ymm1
+	vpxorq %ymm19, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm2
-	vpshufb .Lconst(%rip), %ymm2, %ymm2
-	vpxorq %ymm18, %ymm2, %ymm2
+	vpshufb %ymm10, %ymm2, %ymm2
+	vpxorq %ymm19, %ymm2, %ymm2
 	vpaddq .Lconst+256(%rip), %ymm8, %ymm3
-	vpshufb .Lconst(%rip), %ymm3, %ymm3
-	vpxorq %ymm18, %ymm3, %ymm3
+	vpshufb %ymm10, %ymm3, %ymm3
+	vpxorq %ymm19, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm4
-	vpshufb .Lconst(%rip), %ymm4, %ymm4
-	vpxorq %ymm18, %ymm4, %ymm4
+	vpshufb %ymm10, %ymm4, %ymm4
+	vpxorq %ymm19, %ymm4, %ymm4
 	vpaddq .Lconst+384(%rip), %ymm8, %ymm5
-	vpshufb .Lconst(%rip), %ymm5, %ymm5
-	vpxorq %ymm18, %ymm5, %ymm5
+	vpshufb %ymm10, %ymm5, %ymm5
+	vpxorq %ymm19, %ymm5, %ymm5
 	vpaddq .Lconst+448(%rip), %ymm8, %ymm6
-	vpshufb .Lconst(%rip), %ymm6, %ymm6
-	vpxorq %ymm18, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm6, %ymm6
+	vpxorq %ymm19, %ymm6, %ymm6
 	vpaddq .Lconst+512(%rip), %ymm8, %ymm7
-	vpshufb .Lconst(%rip), %ymm7, %ymm7
-	vpxorq %ymm18, %ymm7, %ymm7
+	vpshufb %ymm10, %ymm7, %ymm7
+	vpxorq %ymm19, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	vaesenc %ymm19, %ymm0, %ymm0
-	vmovdqu64 (%rdx), %ymm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm1, %ymm1
-	vpxorq %ymm9, %ymm10, %ymm10
-	vaesenc %ymm19, %ymm2, %ymm2
-	vpclmulqdq $0, (%rax), %ymm10, %ymm11
-	vaesenc %ymm19, %ymm3, %ymm3
-	vpclmulqdq $17, (%rax), %ymm10, %ymm12
-	vaesenc %ymm19, %ymm4, %ymm4
-	vpshufd $78, %ymm10, %ymm13
-	vaesenc %ymm19, %ymm5, %ymm5
-	vpxorq %ymm13, %ymm10, %ymm10
-	vaesenc %ymm19, %ymm6, %ymm6
-	vpclmulqdq $0, 256(%rax), %ymm10, %ymm10
-	vaesenc %ymm19, %ymm7, %ymm7
-	vmovdqu64 32(%rdx), %ymm13  # ciphertext to hash
 	vaesenc %ymm20, %ymm0, %ymm0
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
+	vmovdqu64 (%rdx), %ymm11  # ciphertext to hash
+	vpshufb %ymm10, %ymm11, %ymm11
 	vaesenc %ymm20, %ymm1, %ymm1
-	vpclmulqdq $0, 32(%rax), %ymm13, %ymm14
+	vpxorq %ymm9, %ymm11, %ymm11
 	vaesenc %ymm20, %ymm2, %ymm2
-	vpclmulqdq $17, 32(%rax), %ymm13, %ymm15
+	vpclmulqdq $0, (%rax), %ymm11, %ymm12
 	vaesenc %ymm20, %ymm3, %ymm3
-	vpshufd $78, %ymm13, %ymm16
+	vpclmulqdq $17, (%rax), %ymm11, %ymm13
 	vaesenc %ymm20, %ymm4, %ymm4
-	vpxorq %ymm16, %ymm13, %ymm13
-	vpclmulqdq $0, 288(%rax), %ymm13, %ymm13
+	vpshufd $78, %ymm11, %ymm14
 	vaesenc %ymm20, %ymm5, %ymm5
-	vmovdqu64 64(%rdx), %ymm16  # ciphertext to hash
-	vaesenc %ymm20, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm20, %ymm7, %ymm7
-	vpclmulqdq $0, 64(%rax), %ymm16, %ymm17
-	vaesenc %ymm21, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vaesenc %ymm21, %ymm1, %ymm1
-	vpclmulqdq $17, 64(%rax), %ymm16, %ymm14
-	vaesenc %ymm21, %ymm2, %ymm2
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm21, %ymm3, %ymm3
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm21, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm16, %ymm14
-	vaesenc %ymm21, %ymm5, %ymm5
-	vpclmulqdq $0, 320(%rax), %ymm14, %ymm14
-	vaesenc %ymm21, %ymm6, %ymm6
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm21, %ymm7, %ymm7
-	vmovdqu64 96(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm22, %ymm0, %ymm0
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vpclmulqdq $0, 96(%rax), %ymm13, %ymm14
-	vaesenc %ymm22, %ymm1, %ymm1
-	vpclmulqdq $17, 96(%rax), %ymm13, %ymm15
-	vaesenc %ymm22, %ymm2, %ymm2
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm22, %ymm3, %ymm3
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm22, %ymm4, %ymm4
-	vpclmulqdq $0, 352(%rax), %ymm13, %ymm13
-	vaesenc %ymm22, %ymm5, %ymm5
-	vmovdqu64 128(%rdx), %ymm16  # ciphertext to hash
-	vaesenc %ymm22, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm22, %ymm7, %ymm7
-	vpclmulqdq $0, 128(%rax), %ymm16, %ymm17
-	vaesenc %ymm23, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vaesenc %ymm23, %ymm1, %ymm1
-	vpclmulqdq $17, 128(%rax), %ymm16, %ymm14
-	vaesenc %ymm23, %ymm2, %ymm2
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm23, %ymm3, %ymm3
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm23, %ymm4, %ymm4
-	vpxorq %ymm14, %ymm16, %ymm14
-	vpclmulqdq $0, 384(%rax), %ymm14, %ymm14
-	vaesenc %ymm23, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm23, %ymm6, %ymm6
-	vmovdqu64 160(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm23, %ymm7, %ymm7
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm0, %ymm0
-	vpclmulqdq $0, 160(%rax), %ymm13, %ymm14
-	vaesenc %ymm24, %ymm1, %ymm1
-	vpclmulqdq $17, 160(%rax), %ymm13, %ymm15
-	vaesenc %ymm24, %ymm2, %ymm2
-	vpshufd $78, %ymm13, %ymm16
-	vaesenc %ymm24, %ymm3, %ymm3
-	vpxorq %ymm16, %ymm13, %ymm13
-	vaesenc %ymm24, %ymm4, %ymm4
-	vpclmulqdq $0, 416(%rax), %ymm13, %ymm13
-	vaesenc %ymm24, %ymm5, %ymm5
-	vmovdqu64 192(%rdx), %ymm16  # ciphertext to hash
-	vaesenc %ymm24, %ymm6, %ymm6
-	vpshufb .Lconst(%rip), %ymm16, %ymm16
-	vaesenc %ymm24, %ymm7, %ymm7
-	vpclmulqdq $0, 192(%rax), %ymm16, %ymm17
-	vaesenc %ymm25, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm17, %ymm14, %ymm11
-	vpclmulqdq $17, 192(%rax), %ymm16, %ymm14
-	vaesenc %ymm25, %ymm1, %ymm1
-	vpternlogq $0x96, %ymm14, %ymm15, %ymm12
-	vaesenc %ymm25, %ymm2, %ymm2
-	vpshufd $78, %ymm16, %ymm14
-	vaesenc %ymm25, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm16, %ymm14
-	vaesenc %ymm25, %ymm4, %ymm4
-	vpclmulqdq $0, 448(%rax), %ymm14, %ymm14
-	vaesenc %ymm25, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm14, %ymm13, %ymm10
-	vaesenc %ymm25, %ymm6, %ymm6
-	vmovdqu64 224(%rdx), %ymm13  # ciphertext to hash
-	vaesenc %ymm25, %ymm7, %ymm7
-	vpshufb .Lconst(%rip), %ymm13, %ymm13
-	vaesenc %ymm26, %ymm0, %ymm0
-	vpclmulqdq $0, 224(%rax), %ymm13, %ymm14
-	vaesenc %ymm26, %ymm1, %ymm1
 	vpxorq %ymm14, %ymm11, %ymm11
+	vaesenc %ymm20, %ymm6, %ymm6
+	vpclmulqdq $0, 256(%rax), %ymm11, %ymm11
+	vaesenc %ymm20, %ymm7, %ymm7
+	vmovdqu64 32(%rdx), %ymm14  # ciphertext to hash
+	vaesenc %ymm21, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm14, %ymm14
+	vaesenc %ymm21, %ymm1, %ymm1
+	vpclmulqdq $0, 32(%rax), %ymm14, %ymm15
+	vaesenc %ymm21, %ymm2, %ymm2
+	vpclmulqdq $17, 32(%rax), %ymm14, %ymm16
+	vaesenc %ymm21, %ymm3, %ymm3
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm21, %ymm4, %ymm4
+	vpxorq %ymm17, %ymm14, %ymm14
+	vpclmulqdq $0, 288(%rax), %ymm14, %ymm14
+	vaesenc %ymm21, %ymm5, %ymm5
+	vmovdqu64 64(%rdx), %ymm17  # ciphertext to hash
+	vaesenc %ymm21, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm21, %ymm7, %ymm7
+	vpclmulqdq $0, 64(%rax), %ymm17, %ymm18
+	vaesenc %ymm22, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vaesenc %ymm22, %ymm1, %ymm1
+	vpclmulqdq $17, 64(%rax), %ymm17, %ymm15
+	vaesenc %ymm22, %ymm2, %ymm2
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vaesenc %ymm22, %ymm3, %ymm3
+	vpshufd $78, %ymm17, %ymm15
+	vaesenc %ymm22, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm17, %ymm15
+	vaesenc %ymm22, %ymm5, %ymm5
+	vpclmulqdq $0, 320(%rax), %ymm15, %ymm15
+	vaesenc %ymm22, %ymm6, %ymm6
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vaesenc %ymm22, %ymm7, %ymm7
+	vmovdqu64 96(%rdx), %ymm14  # ciphertext to hash
+	vaesenc %ymm23, %ymm0, %ymm0
+	vpshufb %ymm10, %ymm14, %ymm14
+	vpclmulqdq $0, 96(%rax), %ymm14, %ymm15
+	vaesenc %ymm23, %ymm1, %ymm1
+	vpclmulqdq $17, 96(%rax), %ymm14, %ymm16
+	vaesenc %ymm23, %ymm2, %ymm2
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm23, %ymm3, %ymm3
+	vpxorq %ymm17, %ymm14, %ymm14
+	vaesenc %ymm23, %ymm4, %ymm4
+	vpclmulqdq $0, 352(%rax), %ymm14, %ymm14
+	vaesenc %ymm23, %ymm5, %ymm5
+	vmovdqu64 128(%rdx), %ymm17  # ciphertext to hash
+	vaesenc %ymm23, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm23, %ymm7, %ymm7
+	vpclmulqdq $0, 128(%rax), %ymm17, %ymm18
+	vaesenc %ymm24, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vaesenc %ymm24, %ymm1, %ymm1
+	vpclmulqdq $17, 128(%rax), %ymm17, %ymm15
+	vaesenc %ymm24, %ymm2, %ymm2
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
+	vaesenc %ymm24, %ymm3, %ymm3
+	vpshufd $78, %ymm17, %ymm15
+	vaesenc %ymm24, %ymm4, %ymm4
+	vpxorq %ymm15, %ymm17, %ymm15
+	vpclmulqdq $0, 384(%rax), %ymm15, %ymm15
+	vaesenc %ymm24, %ymm5, %ymm5
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
+	vaesenc %ymm24, %ymm6, %ymm6
+	vmovdqu64 160(%rdx), %ymm14  # ciphertext to hash
+	vaesenc %ymm24, %ymm7, %ymm7
+	vpshufb %ymm10, %ymm14, %ymm14
+	vaesenc %ymm25, %ymm0, %ymm0
+	vpclmulqdq $0, 160(%rax), %ymm14, %ymm15
+	vaesenc %ymm25, %ymm1, %ymm1
+	vpclmulqdq $17, 160(%rax), %ymm14, %ymm16
+	vaesenc %ymm25, %ymm2, %ymm2
+	vpshufd $78, %ymm14, %ymm17
+	vaesenc %ymm25, %ymm3, %ymm3
+	vpxorq %ymm17, %ymm14, %ymm14
+	vaesenc %ymm25, %ymm4, %ymm4
+	vpclmulqdq $0, 416(%rax), %ymm14, %ymm14
+	vaesenc %ymm25, %ymm5, %ymm5
+	vmovdqu64 192(%rdx), %ymm17  # ciphertext to hash
+	vaesenc %ymm25, %ymm6, %ymm6
+	vpshufb %ymm10, %ymm17, %ymm17
+	vaesenc %ymm25, %ymm7, %ymm7
+	vpclmulqdq $0, 192(%rax), %ymm17, %ymm18
+	vaesenc %ymm26, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm18, %ymm15, %ymm12
+	vpclmulqdq $17, 192(%rax), %ymm17, %ymm15
+	vaesenc %ymm26, %ymm1, %ymm1
+	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
 	vaesenc %ymm26, %ymm2, %ymm2
-	vpclmulqdq $17, 224(%rax), %ymm13, %ymm14
+	vpshufd $78, %ymm17, %ymm15
 	vaesenc %ymm26, %ymm3, %ymm3
-	vpxorq %ymm14, %ymm12, %ymm12
+	vpxorq %ymm15, %ymm17, %ymm15
 	vaesenc %ymm26, %ymm4, %ymm4
-	vpshufd $78, %ymm13, %ymm14
-	vpxorq %ymm14, %ymm13, %ymm13
+	vpclmulqdq $0, 448(%rax), %ymm15, %ymm15
 	vaesenc %ymm26, %ymm5, %ymm5
-	vpclmulqdq $0, 480(%rax), %ymm13, %ymm13
+	vpternlogq $0x96, %ymm15, %ymm14, %ymm11
 	vaesenc %ymm26, %ymm6, %ymm6
-	vpternlogq $0x96, %ymm11, %ymm13, %ymm10
+	vmovdqu64 224(%rdx), %ymm14  # ciphertext to hash
 	vaesenc %ymm26, %ymm7, %ymm7
-	vpshufd $78, %ymm11, %ymm13
+	vpshufb %ymm10, %ymm14, %ymm14
 	vaesenc %ymm27, %ymm0, %ymm0
-	vpternlogq $0x96, %ymm13, %ymm12, %ymm10
+	vpclmulqdq $0, 224(%rax), %ymm14, %ymm15
 	vaesenc %ymm27, %ymm1, %ymm1
-	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
+	vpxorq %ymm15, %ymm12, %ymm12
 	vaesenc %ymm27, %ymm2, %ymm2
-	vpxorq %ymm11, %ymm10, %ymm10
+	vpclmulqdq $17, 224(%rax), %ymm14, %ymm15
 	vaesenc %ymm27, %ymm3, %ymm3
-	vpshufd $78, %ymm10, %ymm11
+	vpxorq %ymm15, %ymm13, %ymm13
 	vaesenc %ymm27, %ymm4, %ymm4
-	vpclmulqdq $16, .Lconst+1280(%rip), %ymm10, %ymm10
+	vpshufd $78, %ymm14, %ymm15
+	vpxorq %ymm15, %ymm14, %ymm14
 	vaesenc %ymm27, %ymm5, %ymm5
-	vpternlogq $0x96, %ymm10, %ymm11, %ymm12
+	vpclmulqdq $0, 480(%rax), %ymm14, %ymm14
 	vaesenc %ymm27, %ymm6, %ymm6
-	vextracti32x4 $1, %ymm12, %xmm10  # sum the blocks
+	vpternlogq $0x96, %ymm12, %ymm14, %ymm11
 	vaesenc %ymm27, %ymm7, %ymm7
-	vpxorq %xmm10, %xmm12, %xmm9  # y, the upper blocks zeroed
-	vpxorq (%rdx), %ymm28, %ymm10
-	vaesenclast %ymm10, %ymm0, %ymm0
-	vpxorq 32(%rdx), %ymm28, %ymm11
-	vaesenclast %ymm11, %ymm1, %ymm1
-	vpxorq 64(%rdx), %ymm28, %ymm12
-	vaesenclast %ymm12, %ymm2, %ymm2
-	vpxorq 96(%rdx), %ymm28, %ymm13
-	vaesenclast %ymm13, %ymm3, %ymm3
-	vpxorq 128(%rdx), %ymm28, %ymm14
-	vaesenclast %ymm14, %ymm4, %ymm4
-	vpxorq 160(%rdx), %ymm28, %ymm15
-	vaesenclast %ymm15, %ymm5, %ymm5
-	vpxorq 192(%rdx), %ymm28, %ymm16
-	vaesenclast %ymm16, %ymm6, %ymm6
-	vpxorq 224(%rdx), %ymm28, %ymm17
-	vaesenclast %ymm17, %ymm7, %ymm7
+	vpshufd $78, %ymm12, %ymm14
+	vaesenc %ymm28, %ymm0, %ymm0
+	vpternlogq $0x96, %ymm14, %ymm13, %ymm11
+	vaesenc %ymm28, %ymm1, %ymm1
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm12, %ymm12
+	vaesenc %ymm28, %ymm2, %ymm2
+	vpxorq %ymm12, %ymm11, %ymm11
+	vaesenc %ymm28, %ymm3, %ymm3
+	vpshufd $78, %ymm11, %ymm12
+	vaesenc %ymm28, %ymm4, %ymm4
+	vpclmulqdq $16, .Lconst+1280(%rip), %ymm11, %ymm11
+	vaesenc %ymm28, %ymm5, %ymm5
+	vpternlogq $0x96, %ymm11, %ymm12, %ymm13
+	vaesenc %ymm28, %ymm6, %ymm6
+	vextracti32x4 $1, %ymm13, %xmm11  # sum the blocks
+	vaesenc %ymm28, %ymm7, %ymm7
+	vpxorq %xmm11, %xmm13, %xmm9  # y, the upper blocks zeroed
+	vpxorq (%rdx), %ymm29, %ymm11
+	vaesenclast %ymm11, %ymm0, %ymm0
+	vpxorq 32(%rdx), %ymm29, %ymm12
+	vaesenclast %ymm12, %ymm1, %ymm1
+	vpxorq 64(%rdx), %ymm29, %ymm13
+	vaesenclast %ymm13, %ymm2, %ymm2
+	vpxorq 96(%rdx), %ymm29, %ymm14
+	vaesenclast %ymm14, %ymm3, %ymm3
+	vpxorq 128(%rdx), %ymm29, %ymm15
+	vaesenclast %ymm15, %ymm4, %ymm4
+	vpxorq 160(%rdx), %ymm29, %ymm16
+	vaesenclast %ymm16, %ymm5, %ymm5
+	vpxorq 192(%rdx), %ymm29, %ymm17
+	vaesenclast %ymm17, %ymm6, %ymm6
+	vpxorq 224(%rdx), %ymm29, %ymm18
+	vaesenclast %ymm18, %ymm7, %ymm7
 	vmovdqu64 %ymm0, (%rsi)
 	vmovdqu64 %ymm1, 32(%rsi)
 	vmovdqu64 %ymm2, 64(%rsi)
@@ -2341,7 +2344,7 @@ aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open:
 	cmpq $16, %rcx
 	jae .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open_loop
 .Laesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open_done:
-	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vpshufb %xmm10, %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
 	vzeroupper
 	ret

@@ -10,15 +10,15 @@
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
  * ecb: resident: all 15 round keys resident; 8 data, 0 loop-carried, 0 temporaries; 23 of 32 registers.
- * ctr: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers.
+ * ctr: resident: all 15 round keys resident; 8 data, 2 loop-carried, 1 temporary; 26 of 32 registers.
  * cbc: resident: all 15 round keys resident; 1 data, 0 loop-carried, 1 temporary; 17 of 32 registers.
  * xts: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * xts_units: resident: all 15 round keys resident; 8 data, 8 loop-carried, 1 temporary; 32 of 32 registers.
  * cbc_lanes (32 lanes): resident: all 15 round keys resident; 8 data, 0 loop-carried, 1 temporary; 24 of 32 registers.
  * cbc_lanes (16 lanes): resident: all 15 round keys resident; 4 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
  * cbc_lanes (8 lanes): resident: all 15 round keys resident; 2 data, 0 loop-carried, 1 temporary; 18 of 32 registers.
- * gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers.
- * gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers.
+ * gcm_seal: resident: all 15 round keys resident; 8 data, 3 loop-carried, 5 temporaries; 31 of 32 registers.
+ * gcm_open: resident: all 15 round keys resident; 8 data, 3 loop-carried, 5 temporaries; 31 of 32 registers.
  * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 256 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
@@ -357,7 +357,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ecb:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes512_x8_ecb, .-aesgen_aes256_enc__x86_64_vaes512_x8_ecb
 
-/* ctr: resident: all 15 round keys resident; 8 data, 1 loop-carried, 1 temporary; 25 of 32 registers; 224 AES instructions. */
+/* ctr: resident: all 15 round keys resident; 8 data, 2 loop-carried, 1 temporary; 26 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry
 	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry
 	.type aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry, @function
@@ -365,61 +365,54 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ecb:
 aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm10  # k0
-	vbroadcasti32x4 16(%rdi), %zmm11  # k1
-	vbroadcasti32x4 32(%rdi), %zmm12  # k2
-	vbroadcasti32x4 48(%rdi), %zmm13  # k3
-	vbroadcasti32x4 64(%rdi), %zmm14  # k4
-	vbroadcasti32x4 80(%rdi), %zmm15  # k5
-	vbroadcasti32x4 96(%rdi), %zmm16  # k6
-	vbroadcasti32x4 112(%rdi), %zmm17  # k7
-	vbroadcasti32x4 128(%rdi), %zmm18  # k8
-	vbroadcasti32x4 144(%rdi), %zmm19  # k9
-	vbroadcasti32x4 160(%rdi), %zmm20  # k10
-	vbroadcasti32x4 176(%rdi), %zmm21  # k11
-	vbroadcasti32x4 192(%rdi), %zmm22  # k12
-	vbroadcasti32x4 208(%rdi), %zmm23  # k13
-	vbroadcasti32x4 224(%rdi), %zmm24  # k14
+	vbroadcasti32x4 (%rdi), %zmm11  # k0
+	vbroadcasti32x4 16(%rdi), %zmm12  # k1
+	vbroadcasti32x4 32(%rdi), %zmm13  # k2
+	vbroadcasti32x4 48(%rdi), %zmm14  # k3
+	vbroadcasti32x4 64(%rdi), %zmm15  # k4
+	vbroadcasti32x4 80(%rdi), %zmm16  # k5
+	vbroadcasti32x4 96(%rdi), %zmm17  # k6
+	vbroadcasti32x4 112(%rdi), %zmm18  # k7
+	vbroadcasti32x4 128(%rdi), %zmm19  # k8
+	vbroadcasti32x4 144(%rdi), %zmm20  # k9
+	vbroadcasti32x4 160(%rdi), %zmm21  # k10
+	vbroadcasti32x4 176(%rdi), %zmm22  # k11
+	vbroadcasti32x4 192(%rdi), %zmm23  # k12
+	vbroadcasti32x4 208(%rdi), %zmm24  # k13
+	vbroadcasti32x4 224(%rdi), %zmm25  # k14
+	vmovdqu64 .Lconst(%rip), %zmm9  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
-	vpshufb .Lconst(%rip), %zmm8, %zmm8  # to little-endian
+	vpshufb %zmm9, %zmm8, %zmm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %zmm8, %zmm8
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors4
 .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_loop:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm10, %zmm0, %zmm0
+	vpshufb %zmm9, %zmm8, %zmm0
+	vpxorq %zmm11, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm10, %zmm1, %zmm1
+	vpshufb %zmm9, %zmm1, %zmm1
+	vpxorq %zmm11, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
-	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm10, %zmm2, %zmm2
+	vpshufb %zmm9, %zmm2, %zmm2
+	vpxorq %zmm11, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
-	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm10, %zmm3, %zmm3
+	vpshufb %zmm9, %zmm3, %zmm3
+	vpxorq %zmm11, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
-	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm10, %zmm4, %zmm4
+	vpshufb %zmm9, %zmm4, %zmm4
+	vpxorq %zmm11, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
-	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm10, %zmm5, %zmm5
+	vpshufb %zmm9, %zmm5, %zmm5
+	vpxorq %zmm11, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
-	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm10, %zmm6, %zmm6
+	vpshufb %zmm9, %zmm6, %zmm6
+	vpxorq %zmm11, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
-	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm10, %zmm7, %zmm7
+	vpshufb %zmm9, %zmm7, %zmm7
+	vpxorq %zmm11, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm11, %zmm0, %zmm0
-	vaesenc %zmm11, %zmm1, %zmm1
-	vaesenc %zmm11, %zmm2, %zmm2
-	vaesenc %zmm11, %zmm3, %zmm3
-	vaesenc %zmm11, %zmm4, %zmm4
-	vaesenc %zmm11, %zmm5, %zmm5
-	vaesenc %zmm11, %zmm6, %zmm6
-	vaesenc %zmm11, %zmm7, %zmm7
 	vaesenc %zmm12, %zmm0, %zmm0
 	vaesenc %zmm12, %zmm1, %zmm1
 	vaesenc %zmm12, %zmm2, %zmm2
@@ -516,22 +509,30 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vaesenc %zmm23, %zmm5, %zmm5
 	vaesenc %zmm23, %zmm6, %zmm6
 	vaesenc %zmm23, %zmm7, %zmm7
-	vpxorq (%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm24, %zmm5, %zmm5
+	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm24, %zmm7, %zmm7
+	vpxorq (%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm3, %zmm3
+	vpxorq 256(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm4, %zmm4
+	vpxorq 320(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm5, %zmm5
+	vpxorq 384(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm6, %zmm6
+	vpxorq 448(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -549,22 +550,18 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	cmpq $16, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vectors2
 .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_vectors4:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm10, %zmm0, %zmm0
+	vpshufb %zmm9, %zmm8, %zmm0
+	vpxorq %zmm11, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm10, %zmm1, %zmm1
+	vpshufb %zmm9, %zmm1, %zmm1
+	vpxorq %zmm11, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
-	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm10, %zmm2, %zmm2
+	vpshufb %zmm9, %zmm2, %zmm2
+	vpxorq %zmm11, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
-	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm10, %zmm3, %zmm3
+	vpshufb %zmm9, %zmm3, %zmm3
+	vpxorq %zmm11, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm8
-	vaesenc %zmm11, %zmm0, %zmm0
-	vaesenc %zmm11, %zmm1, %zmm1
-	vaesenc %zmm11, %zmm2, %zmm2
-	vaesenc %zmm11, %zmm3, %zmm3
 	vaesenc %zmm12, %zmm0, %zmm0
 	vaesenc %zmm12, %zmm1, %zmm1
 	vaesenc %zmm12, %zmm2, %zmm2
@@ -613,14 +610,18 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vaesenc %zmm23, %zmm1, %zmm1
 	vaesenc %zmm23, %zmm2, %zmm2
 	vaesenc %zmm23, %zmm3, %zmm3
-	vpxorq (%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm3, %zmm3
+	vpxorq (%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm3, %zmm3
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -634,14 +635,12 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_tail_vector
 .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_vectors2:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm10, %zmm0, %zmm0
+	vpshufb %zmm9, %zmm8, %zmm0
+	vpxorq %zmm11, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm10, %zmm1, %zmm1
+	vpshufb %zmm9, %zmm1, %zmm1
+	vpxorq %zmm11, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm8
-	vaesenc %zmm11, %zmm0, %zmm0
-	vaesenc %zmm11, %zmm1, %zmm1
 	vaesenc %zmm12, %zmm0, %zmm0
 	vaesenc %zmm12, %zmm1, %zmm1
 	vaesenc %zmm13, %zmm0, %zmm0
@@ -666,10 +665,12 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vaesenc %zmm22, %zmm1, %zmm1
 	vaesenc %zmm23, %zmm0, %zmm0
 	vaesenc %zmm23, %zmm1, %zmm1
-	vpxorq (%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm1, %zmm1
+	vpxorq (%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm1, %zmm1
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	addq $128, %rdx
@@ -681,10 +682,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	cmpq $4, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_tail_block
 .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_vector:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm10, %zmm0, %zmm0
+	vpshufb %zmm9, %zmm8, %zmm0
+	vpxorq %zmm11, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm8
-	vaesenc %zmm11, %zmm0, %zmm0
 	vaesenc %zmm12, %zmm0, %zmm0
 	vaesenc %zmm13, %zmm0, %zmm0
 	vaesenc %zmm14, %zmm0, %zmm0
@@ -697,8 +697,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vaesenc %zmm21, %zmm0, %zmm0
 	vaesenc %zmm22, %zmm0, %zmm0
 	vaesenc %zmm23, %zmm0, %zmm0
-	vpxorq (%rdx), %zmm24, %zmm9
-	vaesenclast %zmm9, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm0, %zmm0
+	vpxorq (%rdx), %zmm25, %zmm10
+	vaesenclast %zmm10, %zmm0, %zmm0
 	vmovdqu64 %zmm0, (%rsi)
 	addq $64, %rdx
 	addq $64, %rsi
@@ -709,10 +710,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	testq %rcx, %rcx
 	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_done
 .Laesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry_block:
-	vpshufb .Lconst(%rip), %xmm8, %xmm0
-	vpxorq %xmm10, %xmm0, %xmm0
+	vpshufb %xmm9, %xmm8, %xmm0
+	vpxorq %xmm11, %xmm0, %xmm0
 	vpaddq .Lconst+640(%rip), %zmm8, %zmm8
-	vaesenc %xmm11, %xmm0, %xmm0
 	vaesenc %xmm12, %xmm0, %xmm0
 	vaesenc %xmm13, %xmm0, %xmm0
 	vaesenc %xmm14, %xmm0, %xmm0
@@ -725,8 +725,9 @@ aesgen_aes256_enc__x86_64_vaes512_x8_ctr_nocarry:
 	vaesenc %xmm21, %xmm0, %xmm0
 	vaesenc %xmm22, %xmm0, %xmm0
 	vaesenc %xmm23, %xmm0, %xmm0
-	vpxorq (%rdx), %xmm24, %xmm9
-	vaesenclast %xmm9, %xmm0, %xmm0
+	vaesenc %xmm24, %xmm0, %xmm0
+	vpxorq (%rdx), %xmm25, %xmm10
+	vaesenclast %xmm10, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
 	addq $16, %rdx
 	addq $16, %rsi
@@ -2058,7 +2059,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8, .-aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8
 
-/* gcm_seal: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers; 224 AES instructions. */
+/* gcm_seal: resident: all 15 round keys resident; 8 data, 3 loop-carried, 5 temporaries; 31 of 32 registers; 224 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal
 	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal
 	.type aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal, @function
@@ -2066,63 +2067,56 @@ aesgen_aes256_enc__x86_64_vaes512_x8_cbc_lanes8:
 aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm15  # k0
-	vbroadcasti32x4 16(%rdi), %zmm16  # k1
-	vbroadcasti32x4 32(%rdi), %zmm17  # k2
-	vbroadcasti32x4 48(%rdi), %zmm18  # k3
-	vbroadcasti32x4 64(%rdi), %zmm19  # k4
-	vbroadcasti32x4 80(%rdi), %zmm20  # k5
-	vbroadcasti32x4 96(%rdi), %zmm21  # k6
-	vbroadcasti32x4 112(%rdi), %zmm22  # k7
-	vbroadcasti32x4 128(%rdi), %zmm23  # k8
-	vbroadcasti32x4 144(%rdi), %zmm24  # k9
-	vbroadcasti32x4 160(%rdi), %zmm25  # k10
-	vbroadcasti32x4 176(%rdi), %zmm26  # k11
-	vbroadcasti32x4 192(%rdi), %zmm27  # k12
-	vbroadcasti32x4 208(%rdi), %zmm28  # k13
-	vbroadcasti32x4 224(%rdi), %zmm29  # k14
+	vbroadcasti32x4 (%rdi), %zmm16  # k0
+	vbroadcasti32x4 16(%rdi), %zmm17  # k1
+	vbroadcasti32x4 32(%rdi), %zmm18  # k2
+	vbroadcasti32x4 48(%rdi), %zmm19  # k3
+	vbroadcasti32x4 64(%rdi), %zmm20  # k4
+	vbroadcasti32x4 80(%rdi), %zmm21  # k5
+	vbroadcasti32x4 96(%rdi), %zmm22  # k6
+	vbroadcasti32x4 112(%rdi), %zmm23  # k7
+	vbroadcasti32x4 128(%rdi), %zmm24  # k8
+	vbroadcasti32x4 144(%rdi), %zmm25  # k9
+	vbroadcasti32x4 160(%rdi), %zmm26  # k10
+	vbroadcasti32x4 176(%rdi), %zmm27  # k11
+	vbroadcasti32x4 192(%rdi), %zmm28  # k12
+	vbroadcasti32x4 208(%rdi), %zmm29  # k13
+	vbroadcasti32x4 224(%rdi), %zmm30  # k14
+	vmovdqu64 .Lconst(%rip), %zmm10  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
-	vpshufb .Lconst(%rip), %zmm8, %zmm8  # to little-endian
+	vpshufb %zmm10, %zmm8, %zmm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %zmm8, %zmm8
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
-	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_done
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm15, %zmm0, %zmm0
+	vpshufb %zmm10, %zmm8, %zmm0
+	vpxorq %zmm16, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm15, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm1, %zmm1
+	vpxorq %zmm16, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
-	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm15, %zmm2, %zmm2
+	vpshufb %zmm10, %zmm2, %zmm2
+	vpxorq %zmm16, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
-	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm15, %zmm3, %zmm3
+	vpshufb %zmm10, %zmm3, %zmm3
+	vpxorq %zmm16, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
-	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm15, %zmm4, %zmm4
+	vpshufb %zmm10, %zmm4, %zmm4
+	vpxorq %zmm16, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
-	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm15, %zmm5, %zmm5
+	vpshufb %zmm10, %zmm5, %zmm5
+	vpxorq %zmm16, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
-	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm15, %zmm6, %zmm6
+	vpshufb %zmm10, %zmm6, %zmm6
+	vpxorq %zmm16, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
-	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm15, %zmm7, %zmm7
+	vpshufb %zmm10, %zmm7, %zmm7
+	vpxorq %zmm16, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm1, %zmm1
-	vaesenc %zmm16, %zmm2, %zmm2
-	vaesenc %zmm16, %zmm3, %zmm3
-	vaesenc %zmm16, %zmm4, %zmm4
-	vaesenc %zmm16, %zmm5, %zmm5
-	vaesenc %zmm16, %zmm6, %zmm6
-	vaesenc %zmm16, %zmm7, %zmm7
 	vaesenc %zmm17, %zmm0, %zmm0
 	vaesenc %zmm17, %zmm1, %zmm1
 	vaesenc %zmm17, %zmm2, %zmm2
@@ -2219,22 +2213,30 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vaesenc %zmm28, %zmm5, %zmm5
 	vaesenc %zmm28, %zmm6, %zmm6
 	vaesenc %zmm28, %zmm7, %zmm7
-	vpxorq (%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm29, %zmm13
-	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm29, %zmm14
-	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm7, %zmm7
+	vaesenc %zmm29, %zmm0, %zmm0
+	vaesenc %zmm29, %zmm1, %zmm1
+	vaesenc %zmm29, %zmm2, %zmm2
+	vaesenc %zmm29, %zmm3, %zmm3
+	vaesenc %zmm29, %zmm4, %zmm4
+	vaesenc %zmm29, %zmm5, %zmm5
+	vaesenc %zmm29, %zmm6, %zmm6
+	vaesenc %zmm29, %zmm7, %zmm7
+	vpxorq (%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm30, %zmm14
+	vaesenclast %zmm14, %zmm3, %zmm3
+	vpxorq 256(%rdx), %zmm30, %zmm15
+	vaesenclast %zmm15, %zmm4, %zmm4
+	vpxorq 320(%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm5, %zmm5
+	vpxorq 384(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm6, %zmm6
+	vpxorq 448(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -2249,243 +2251,243 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_last
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_loop:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm15, %zmm0, %zmm0
+	vpshufb %zmm10, %zmm8, %zmm0
+	vpxorq %zmm16, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm15, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm1, %zmm1
+	vpxorq %zmm16, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
-	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm15, %zmm2, %zmm2
+	vpshufb %zmm10, %zmm2, %zmm2
+	vpxorq %zmm16, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
-	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm15, %zmm3, %zmm3
+	vpshufb %zmm10, %zmm3, %zmm3
+	vpxorq %zmm16, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
-	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm15, %zmm4, %zmm4
+	vpshufb %zmm10, %zmm4, %zmm4
+	vpxorq %zmm16, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
-	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm15, %zmm5, %zmm5
+	vpshufb %zmm10, %zmm5, %zmm5
+	vpxorq %zmm16, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
-	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm15, %zmm6, %zmm6
+	vpshufb %zmm10, %zmm6, %zmm6
+	vpxorq %zmm16, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
-	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm15, %zmm7, %zmm7
+	vpshufb %zmm10, %zmm7, %zmm7
+	vpxorq %zmm16, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm16, %zmm0, %zmm0
-	vmovdqu64 -512(%rsi), %zmm10  # ciphertext to hash
-	vaesenc %zmm16, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm16, %zmm2, %zmm2
-	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm3, %zmm3
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm16, %zmm4, %zmm4
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm16, %zmm5, %zmm5
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm16, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm7, %zmm7
-	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm17, %zmm0, %zmm0
-	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
+	vmovdqu64 -512(%rsi), %zmm11  # ciphertext to hash
 	vaesenc %zmm17, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm2, %zmm2
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpxorq %zmm9, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm3, %zmm3
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, (%rax), %zmm11, %zmm12
 	vaesenc %zmm17, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpclmulqdq $17, (%rax), %zmm11, %zmm13
 	vaesenc %zmm17, %zmm5, %zmm5
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm11, %zmm14
 	vaesenc %zmm17, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
+	vpclmulqdq $0, 512(%rax), %zmm11, %zmm11
 	vaesenc %zmm18, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 -448(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm18, %zmm1, %zmm1
-	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm18, %zmm2, %zmm2
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm18, %zmm3, %zmm3
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
 	vaesenc %zmm18, %zmm4, %zmm4
-	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm18, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 64(%rax), %zmm14, %zmm15
 	vaesenc %zmm18, %zmm6, %zmm6
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm18, %zmm7, %zmm7
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm19, %zmm0, %zmm0
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm19, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $0, 576(%rax), %zmm14, %zmm14
 	vaesenc %zmm19, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm19, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm13, %zmm13
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm19, %zmm4, %zmm4
+	vmovdqu64 -384(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm19, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 128(%rax), %zmm14, %zmm15
 	vaesenc %zmm19, %zmm7, %zmm7
-	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm20, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 128(%rax), %zmm14, %zmm15
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm20, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm20, %zmm5, %zmm5
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm20, %zmm6, %zmm6
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm20, %zmm7, %zmm7
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 -320(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 192(%rax), %zmm14, %zmm15
 	vaesenc %zmm21, %zmm2, %zmm2
-	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm21, %zmm3, %zmm3
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 192(%rax), %zmm14, %zmm15
 	vaesenc %zmm21, %zmm4, %zmm4
-	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm21, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm21, %zmm6, %zmm6
-	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm21, %zmm7, %zmm7
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $0, 704(%rax), %zmm14, %zmm14
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 -256(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 256(%rax), %zmm14, %zmm15
 	vaesenc %zmm22, %zmm5, %zmm5
-	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 256(%rax), %zmm14, %zmm15
 	vaesenc %zmm22, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
 	vaesenc %zmm23, %zmm0, %zmm0
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm23, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm23, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm23, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 -192(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm23, %zmm7, %zmm7
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 320(%rax), %zmm14, %zmm15
 	vaesenc %zmm24, %zmm0, %zmm0
-	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
 	vaesenc %zmm24, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm24, %zmm2, %zmm2
+	vpclmulqdq $17, 320(%rax), %zmm14, %zmm15
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm24, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm24, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 576(%rax), %zmm14, %zmm14
 	vaesenc %zmm24, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm25, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm25, %zmm1, %zmm1
-	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm3, %zmm3
-	vaesenc %zmm25, %zmm4, %zmm4
-	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
-	vaesenc %zmm25, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm6, %zmm6
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm25, %zmm0, %zmm0
+	vmovdqu64 -128(%rsi), %zmm14  # ciphertext to hash
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm14, %zmm14
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm15
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpxorq %zmm15, %zmm12, %zmm12
+	vaesenc %zmm25, %zmm5, %zmm5
+	vpclmulqdq $17, 384(%rax), %zmm14, %zmm15
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpxorq %zmm15, %zmm13, %zmm13
+	vaesenc %zmm25, %zmm7, %zmm7
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm26, %zmm0, %zmm0
-	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm26, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm26, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm26, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
+	vmovdqu64 -64(%rsi), %zmm14  # ciphertext to hash
 	vaesenc %zmm26, %zmm5, %zmm5
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 448(%rax), %zmm14, %zmm15
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpxorq %zmm11, %zmm10, %zmm10
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm27, %zmm0, %zmm0
-	vpxorq %zmm12, %zmm10, %zmm10
+	vpclmulqdq $17, 448(%rax), %zmm14, %zmm15
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpshufd $78, %zmm11, %zmm13
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm27, %zmm3, %zmm3
-	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm27, %zmm4, %zmm4
-	vpxorq %zmm11, %zmm10, %zmm10
+	vpclmulqdq $16, 704(%rax), %zmm14, %zmm14
 	vaesenc %zmm27, %zmm5, %zmm5
-	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm27, %zmm7, %zmm7
-	vpxorq %zmm11, %zmm12, %zmm11
+	vpxorq %zmm12, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
-	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm1, %zmm1
-	vpxorq %zmm10, %zmm11, %zmm10
+	vpshufd $78, %zmm12, %zmm14
 	vaesenc %zmm28, %zmm2, %zmm2
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm3, %zmm3
-	vextracti32x4 $2, %zmm10, %xmm12
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm12, %zmm12
 	vaesenc %zmm28, %zmm4, %zmm4
-	vextracti32x4 $3, %zmm10, %xmm13
+	vpxorq %zmm12, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm5, %zmm5
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
+	vpshufd $78, %zmm11, %zmm12
 	vaesenc %zmm28, %zmm6, %zmm6
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
 	vaesenc %zmm28, %zmm7, %zmm7
-	vpxorq (%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm29, %zmm13
-	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm29, %zmm14
-	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm7, %zmm7
+	vpxorq %zmm12, %zmm13, %zmm12
+	vaesenc %zmm29, %zmm0, %zmm0
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
+	vaesenc %zmm29, %zmm1, %zmm1
+	vpxorq %zmm11, %zmm12, %zmm11
+	vaesenc %zmm29, %zmm2, %zmm2
+	vextracti32x4 $1, %zmm11, %xmm12  # sum the blocks
+	vaesenc %zmm29, %zmm3, %zmm3
+	vextracti32x4 $2, %zmm11, %xmm13
+	vaesenc %zmm29, %zmm4, %zmm4
+	vextracti32x4 $3, %zmm11, %xmm14
+	vaesenc %zmm29, %zmm5, %zmm5
+	vpternlogq $0x96, %xmm14, %xmm13, %xmm12
+	vaesenc %zmm29, %zmm6, %zmm6
+	vpxorq %xmm12, %xmm11, %xmm9  # y, the upper blocks zeroed
+	vaesenc %zmm29, %zmm7, %zmm7
+	vpxorq (%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm30, %zmm14
+	vaesenclast %zmm14, %zmm3, %zmm3
+	vpxorq 256(%rdx), %zmm30, %zmm15
+	vaesenclast %zmm15, %zmm4, %zmm4
+	vpxorq 320(%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm5, %zmm5
+	vpxorq 384(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm6, %zmm6
+	vpxorq 448(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -2500,108 +2502,108 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	cmpq $32, %rcx
 	jae .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_loop
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_last:
-	vmovdqu64 -512(%rsi), %zmm10  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vpxorq %zmm9, %zmm10, %zmm10
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vpshufd $78, %zmm10, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
-	vmovdqu64 -448(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
+	vmovdqu64 -512(%rsi), %zmm11  # ciphertext to hash
+	vpshufb %zmm10, %zmm11, %zmm11
+	vpxorq %zmm9, %zmm11, %zmm11
+	vpclmulqdq $0, (%rax), %zmm11, %zmm12
+	vpclmulqdq $17, (%rax), %zmm11, %zmm13
+	vpshufd $78, %zmm11, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -384(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, 512(%rax), %zmm11, %zmm11
+	vmovdqu64 -448(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 64(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $0, 576(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -320(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vmovdqu64 -384(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 128(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 128(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -256(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vmovdqu64 -320(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 192(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 192(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $0, 704(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -192(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
+	vmovdqu64 -256(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 256(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 256(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -128(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vmovdqu64 -192(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 320(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 320(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $16, 576(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vmovdqu64 -64(%rsi), %zmm13  # ciphertext to hash
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
+	vmovdqu64 -128(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 384(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
 	vpxorq %zmm14, %zmm11, %zmm11
-	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
-	vpxorq %zmm14, %zmm12, %zmm12
-	vpshufd $78, %zmm13, %zmm14
-	vpxorq %zmm14, %zmm13, %zmm13
-	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
-	vpxorq %zmm11, %zmm10, %zmm10
-	vpxorq %zmm12, %zmm10, %zmm10
-	vpshufd $78, %zmm11, %zmm13
-	vpxorq %zmm13, %zmm10, %zmm10
+	vmovdqu64 -64(%rsi), %zmm14  # ciphertext to hash
+	vpshufb %zmm10, %zmm14, %zmm14
+	vpclmulqdq $0, 448(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm12, %zmm12
+	vpclmulqdq $17, 448(%rax), %zmm14, %zmm15
+	vpxorq %zmm15, %zmm13, %zmm13
+	vpshufd $78, %zmm14, %zmm15
+	vpxorq %zmm15, %zmm14, %zmm14
+	vpclmulqdq $16, 704(%rax), %zmm14, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
+	vpxorq %zmm12, %zmm11, %zmm11
+	vpxorq %zmm13, %zmm11, %zmm11
+	vpshufd $78, %zmm12, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm12, %zmm12
+	vpxorq %zmm12, %zmm11, %zmm11
+	vpshufd $78, %zmm11, %zmm12
+	vpxorq %zmm12, %zmm13, %zmm12
 	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
-	vpxorq %zmm11, %zmm10, %zmm10
-	vpshufd $78, %zmm10, %zmm11
 	vpxorq %zmm11, %zmm12, %zmm11
-	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
-	vpxorq %zmm10, %zmm11, %zmm10
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
-	vextracti32x4 $2, %zmm10, %xmm12
-	vextracti32x4 $3, %zmm10, %xmm13
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
+	vextracti32x4 $1, %zmm11, %xmm12  # sum the blocks
+	vextracti32x4 $2, %zmm11, %xmm13
+	vextracti32x4 $3, %zmm11, %xmm14
+	vpternlogq $0x96, %xmm14, %xmm13, %xmm12
+	vpxorq %xmm12, %xmm11, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_done:
-	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vpshufb %xmm10, %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
 	vzeroupper
 	ret
 	.cfi_endproc
 	.size aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal, .-aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal
 
-/* gcm_open: resident: all 15 round keys resident; 8 data, 2 loop-carried, 5 temporaries; 30 of 32 registers; 112 AES instructions. */
+/* gcm_open: resident: all 15 round keys resident; 8 data, 3 loop-carried, 5 temporaries; 31 of 32 registers; 112 AES instructions. */
 	.globl aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open
 	.hidden aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open
 	.type aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open, @function
@@ -2609,269 +2611,270 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm15  # k0
-	vbroadcasti32x4 16(%rdi), %zmm16  # k1
-	vbroadcasti32x4 32(%rdi), %zmm17  # k2
-	vbroadcasti32x4 48(%rdi), %zmm18  # k3
-	vbroadcasti32x4 64(%rdi), %zmm19  # k4
-	vbroadcasti32x4 80(%rdi), %zmm20  # k5
-	vbroadcasti32x4 96(%rdi), %zmm21  # k6
-	vbroadcasti32x4 112(%rdi), %zmm22  # k7
-	vbroadcasti32x4 128(%rdi), %zmm23  # k8
-	vbroadcasti32x4 144(%rdi), %zmm24  # k9
-	vbroadcasti32x4 160(%rdi), %zmm25  # k10
-	vbroadcasti32x4 176(%rdi), %zmm26  # k11
-	vbroadcasti32x4 192(%rdi), %zmm27  # k12
-	vbroadcasti32x4 208(%rdi), %zmm28  # k13
-	vbroadcasti32x4 224(%rdi), %zmm29  # k14
+	vbroadcasti32x4 (%rdi), %zmm16  # k0
+	vbroadcasti32x4 16(%rdi), %zmm17  # k1
+	vbroadcasti32x4 32(%rdi), %zmm18  # k2
+	vbroadcasti32x4 48(%rdi), %zmm19  # k3
+	vbroadcasti32x4 64(%rdi), %zmm20  # k4
+	vbroadcasti32x4 80(%rdi), %zmm21  # k5
+	vbroadcasti32x4 96(%rdi), %zmm22  # k6
+	vbroadcasti32x4 112(%rdi), %zmm23  # k7
+	vbroadcasti32x4 128(%rdi), %zmm24  # k8
+	vbroadcasti32x4 144(%rdi), %zmm25  # k9
+	vbroadcasti32x4 160(%rdi), %zmm26  # k10
+	vbroadcasti32x4 176(%rdi), %zmm27  # k11
+	vbroadcasti32x4 192(%rdi), %zmm28  # k12
+	vbroadcasti32x4 208(%rdi), %zmm29  # k13
+	vbroadcasti32x4 224(%rdi), %zmm30  # k14
+	vmovdqu64 .Lconst(%rip), %zmm10  # byte reversal, kept in a register
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vshufi64x2 $0, %zmm8, %zmm8, %zmm8  # in every lane
-	vpshufb .Lconst(%rip), %zmm8, %zmm8  # to little-endian
+	vpshufb %zmm10, %zmm8, %zmm8  # to little-endian
 	vpaddq .Lconst+64(%rip), %zmm8, %zmm8
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
-	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_open_done
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_open_loop:
-	vpshufb .Lconst(%rip), %zmm8, %zmm0
-	vpxorq %zmm15, %zmm0, %zmm0
+	vpshufb %zmm10, %zmm8, %zmm0
+	vpxorq %zmm16, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm1
-	vpshufb .Lconst(%rip), %zmm1, %zmm1
-	vpxorq %zmm15, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm1, %zmm1
+	vpxorq %zmm16, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm2
-	vpshufb .Lconst(%rip), %zmm2, %zmm2
-	vpxorq %zmm15, %zmm2, %zmm2
+	vpshufb %zmm10, %zmm2, %zmm2
+	vpxorq %zmm16, %zmm2, %zmm2
 	vpaddq .Lconst+256(%rip), %zmm8, %zmm3
-	vpshufb .Lconst(%rip), %zmm3, %zmm3
-	vpxorq %zmm15, %zmm3, %zmm3
+	vpshufb %zmm10, %zmm3, %zmm3
+	vpxorq %zmm16, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm4
-	vpshufb .Lconst(%rip), %zmm4, %zmm4
-	vpxorq %zmm15, %zmm4, %zmm4
+	vpshufb %zmm10, %zmm4, %zmm4
+	vpxorq %zmm16, %zmm4, %zmm4
 	vpaddq .Lconst+384(%rip), %zmm8, %zmm5
-	vpshufb .Lconst(%rip), %zmm5, %zmm5
-	vpxorq %zmm15, %zmm5, %zmm5
+	vpshufb %zmm10, %zmm5, %zmm5
+	vpxorq %zmm16, %zmm5, %zmm5
 	vpaddq .Lconst+448(%rip), %zmm8, %zmm6
-	vpshufb .Lconst(%rip), %zmm6, %zmm6
-	vpxorq %zmm15, %zmm6, %zmm6
+	vpshufb %zmm10, %zmm6, %zmm6
+	vpxorq %zmm16, %zmm6, %zmm6
 	vpaddq .Lconst+512(%rip), %zmm8, %zmm7
-	vpshufb .Lconst(%rip), %zmm7, %zmm7
-	vpxorq %zmm15, %zmm7, %zmm7
+	vpshufb %zmm10, %zmm7, %zmm7
+	vpxorq %zmm16, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	vaesenc %zmm16, %zmm0, %zmm0
-	vmovdqu64 (%rdx), %zmm10  # ciphertext to hash
-	vaesenc %zmm16, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm10, %zmm10
-	vaesenc %zmm16, %zmm2, %zmm2
-	vpxorq %zmm9, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm3, %zmm3
-	vpclmulqdq $0, (%rax), %zmm10, %zmm11
-	vaesenc %zmm16, %zmm4, %zmm4
-	vpclmulqdq $17, (%rax), %zmm10, %zmm12
-	vaesenc %zmm16, %zmm5, %zmm5
-	vpshufd $78, %zmm10, %zmm13
-	vaesenc %zmm16, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm16, %zmm7, %zmm7
-	vpclmulqdq $0, 512(%rax), %zmm10, %zmm10
 	vaesenc %zmm17, %zmm0, %zmm0
-	vmovdqu64 64(%rdx), %zmm13  # ciphertext to hash
+	vmovdqu64 (%rdx), %zmm11  # ciphertext to hash
 	vaesenc %zmm17, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm2, %zmm2
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpxorq %zmm9, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm3, %zmm3
-	vpclmulqdq $0, 64(%rax), %zmm13, %zmm14
+	vpclmulqdq $0, (%rax), %zmm11, %zmm12
 	vaesenc %zmm17, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpclmulqdq $17, (%rax), %zmm11, %zmm13
 	vaesenc %zmm17, %zmm5, %zmm5
-	vpclmulqdq $17, 64(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm11, %zmm14
 	vaesenc %zmm17, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm17, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
+	vpclmulqdq $0, 512(%rax), %zmm11, %zmm11
 	vaesenc %zmm18, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 64(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm18, %zmm1, %zmm1
-	vpclmulqdq $0, 576(%rax), %zmm13, %zmm13
 	vaesenc %zmm18, %zmm2, %zmm2
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm18, %zmm3, %zmm3
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 64(%rax), %zmm14, %zmm15
 	vaesenc %zmm18, %zmm4, %zmm4
-	vmovdqu64 128(%rdx), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm18, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 64(%rax), %zmm14, %zmm15
 	vaesenc %zmm18, %zmm6, %zmm6
-	vpclmulqdq $0, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm18, %zmm7, %zmm7
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm19, %zmm0, %zmm0
-	vpclmulqdq $17, 128(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm19, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $0, 576(%rax), %zmm14, %zmm14
 	vaesenc %zmm19, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm14
 	vaesenc %zmm19, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm13, %zmm13
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm19, %zmm4, %zmm4
+	vmovdqu64 128(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm19, %zmm5, %zmm5
-	vpclmulqdq $0, 640(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm19, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 128(%rax), %zmm14, %zmm15
 	vaesenc %zmm19, %zmm7, %zmm7
-	vmovdqu64 192(%rdx), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm20, %zmm0, %zmm0
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 128(%rax), %zmm14, %zmm15
 	vaesenc %zmm20, %zmm1, %zmm1
-	vpclmulqdq $0, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm20, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm20, %zmm3, %zmm3
-	vpclmulqdq $17, 192(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm20, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm12, %zmm12
 	vaesenc %zmm20, %zmm5, %zmm5
+	vpclmulqdq $0, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm20, %zmm6, %zmm6
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm20, %zmm7, %zmm7
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 192(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm21, %zmm0, %zmm0
-	vpclmulqdq $0, 704(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm21, %zmm1, %zmm1
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 192(%rax), %zmm14, %zmm15
 	vaesenc %zmm21, %zmm2, %zmm2
-	vmovdqu64 256(%rdx), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm21, %zmm3, %zmm3
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 192(%rax), %zmm14, %zmm15
 	vaesenc %zmm21, %zmm4, %zmm4
-	vpclmulqdq $0, 256(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm21, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm21, %zmm6, %zmm6
-	vpclmulqdq $17, 256(%rax), %zmm13, %zmm14
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm21, %zmm7, %zmm7
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm22, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $0, 704(%rax), %zmm14, %zmm14
 	vaesenc %zmm22, %zmm1, %zmm1
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm22, %zmm2, %zmm2
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 256(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm22, %zmm3, %zmm3
-	vpclmulqdq $16, 512(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm22, %zmm4, %zmm4
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 256(%rax), %zmm14, %zmm15
 	vaesenc %zmm22, %zmm5, %zmm5
-	vmovdqu64 320(%rdx), %zmm13  # ciphertext to hash
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm22, %zmm6, %zmm6
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpclmulqdq $17, 256(%rax), %zmm14, %zmm15
 	vaesenc %zmm22, %zmm7, %zmm7
-	vpclmulqdq $0, 320(%rax), %zmm13, %zmm14
 	vaesenc %zmm23, %zmm0, %zmm0
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm23, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm23, %zmm2, %zmm2
-	vpclmulqdq $17, 320(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm23, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 512(%rax), %zmm14, %zmm14
 	vaesenc %zmm23, %zmm4, %zmm4
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm23, %zmm5, %zmm5
-	vpxorq %zmm14, %zmm13, %zmm13
+	vmovdqu64 320(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm23, %zmm6, %zmm6
-	vpclmulqdq $16, 576(%rax), %zmm13, %zmm13
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm23, %zmm7, %zmm7
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 320(%rax), %zmm14, %zmm15
 	vaesenc %zmm24, %zmm0, %zmm0
-	vmovdqu64 384(%rdx), %zmm13  # ciphertext to hash
 	vaesenc %zmm24, %zmm1, %zmm1
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm24, %zmm2, %zmm2
+	vpclmulqdq $17, 320(%rax), %zmm14, %zmm15
 	vaesenc %zmm24, %zmm3, %zmm3
-	vpclmulqdq $0, 384(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm24, %zmm4, %zmm4
-	vpxorq %zmm14, %zmm11, %zmm11
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm24, %zmm5, %zmm5
-	vpclmulqdq $17, 384(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm24, %zmm6, %zmm6
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 576(%rax), %zmm14, %zmm14
 	vaesenc %zmm24, %zmm7, %zmm7
-	vpshufd $78, %zmm13, %zmm14
-	vaesenc %zmm25, %zmm0, %zmm0
-	vpxorq %zmm14, %zmm13, %zmm13
-	vaesenc %zmm25, %zmm1, %zmm1
-	vpclmulqdq $16, 640(%rax), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
-	vaesenc %zmm25, %zmm3, %zmm3
-	vaesenc %zmm25, %zmm4, %zmm4
-	vmovdqu64 448(%rdx), %zmm13  # ciphertext to hash
-	vaesenc %zmm25, %zmm5, %zmm5
-	vpshufb .Lconst(%rip), %zmm13, %zmm13
-	vaesenc %zmm25, %zmm6, %zmm6
-	vpclmulqdq $0, 448(%rax), %zmm13, %zmm14
-	vaesenc %zmm25, %zmm7, %zmm7
 	vpxorq %zmm14, %zmm11, %zmm11
+	vaesenc %zmm25, %zmm0, %zmm0
+	vmovdqu64 384(%rdx), %zmm14  # ciphertext to hash
+	vaesenc %zmm25, %zmm1, %zmm1
+	vpshufb %zmm10, %zmm14, %zmm14
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vpclmulqdq $0, 384(%rax), %zmm14, %zmm15
+	vaesenc %zmm25, %zmm4, %zmm4
+	vpxorq %zmm15, %zmm12, %zmm12
+	vaesenc %zmm25, %zmm5, %zmm5
+	vpclmulqdq $17, 384(%rax), %zmm14, %zmm15
+	vaesenc %zmm25, %zmm6, %zmm6
+	vpxorq %zmm15, %zmm13, %zmm13
+	vaesenc %zmm25, %zmm7, %zmm7
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm26, %zmm0, %zmm0
-	vpclmulqdq $17, 448(%rax), %zmm13, %zmm14
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm26, %zmm1, %zmm1
-	vpxorq %zmm14, %zmm12, %zmm12
+	vpclmulqdq $16, 640(%rax), %zmm14, %zmm14
 	vaesenc %zmm26, %zmm2, %zmm2
-	vpshufd $78, %zmm13, %zmm14
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm26, %zmm3, %zmm3
-	vpxorq %zmm14, %zmm13, %zmm13
 	vaesenc %zmm26, %zmm4, %zmm4
-	vpclmulqdq $16, 704(%rax), %zmm13, %zmm13
+	vmovdqu64 448(%rdx), %zmm14  # ciphertext to hash
 	vaesenc %zmm26, %zmm5, %zmm5
+	vpshufb %zmm10, %zmm14, %zmm14
 	vaesenc %zmm26, %zmm6, %zmm6
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpclmulqdq $0, 448(%rax), %zmm14, %zmm15
 	vaesenc %zmm26, %zmm7, %zmm7
-	vpxorq %zmm11, %zmm10, %zmm10
+	vpxorq %zmm15, %zmm12, %zmm12
 	vaesenc %zmm27, %zmm0, %zmm0
-	vpxorq %zmm12, %zmm10, %zmm10
+	vpclmulqdq $17, 448(%rax), %zmm14, %zmm15
 	vaesenc %zmm27, %zmm1, %zmm1
-	vpshufd $78, %zmm11, %zmm13
+	vpxorq %zmm15, %zmm13, %zmm13
 	vaesenc %zmm27, %zmm2, %zmm2
-	vpxorq %zmm13, %zmm10, %zmm10
+	vpshufd $78, %zmm14, %zmm15
 	vaesenc %zmm27, %zmm3, %zmm3
-	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
+	vpxorq %zmm15, %zmm14, %zmm14
 	vaesenc %zmm27, %zmm4, %zmm4
-	vpxorq %zmm11, %zmm10, %zmm10
+	vpclmulqdq $16, 704(%rax), %zmm14, %zmm14
 	vaesenc %zmm27, %zmm5, %zmm5
-	vpshufd $78, %zmm10, %zmm11
 	vaesenc %zmm27, %zmm6, %zmm6
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm27, %zmm7, %zmm7
-	vpxorq %zmm11, %zmm12, %zmm11
+	vpxorq %zmm12, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm0, %zmm0
-	vpclmulqdq $16, .Lconst+1024(%rip), %zmm10, %zmm10
+	vpxorq %zmm13, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm1, %zmm1
-	vpxorq %zmm10, %zmm11, %zmm10
+	vpshufd $78, %zmm12, %zmm14
 	vaesenc %zmm28, %zmm2, %zmm2
-	vextracti32x4 $1, %zmm10, %xmm11  # sum the blocks
+	vpxorq %zmm14, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm3, %zmm3
-	vextracti32x4 $2, %zmm10, %xmm12
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm12, %zmm12
 	vaesenc %zmm28, %zmm4, %zmm4
-	vextracti32x4 $3, %zmm10, %xmm13
+	vpxorq %zmm12, %zmm11, %zmm11
 	vaesenc %zmm28, %zmm5, %zmm5
-	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
+	vpshufd $78, %zmm11, %zmm12
 	vaesenc %zmm28, %zmm6, %zmm6
-	vpxorq %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
 	vaesenc %zmm28, %zmm7, %zmm7
-	vpxorq (%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm0, %zmm0
-	vpxorq 64(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm1, %zmm1
-	vpxorq 128(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm2, %zmm2
-	vpxorq 192(%rdx), %zmm29, %zmm13
-	vaesenclast %zmm13, %zmm3, %zmm3
-	vpxorq 256(%rdx), %zmm29, %zmm14
-	vaesenclast %zmm14, %zmm4, %zmm4
-	vpxorq 320(%rdx), %zmm29, %zmm10
-	vaesenclast %zmm10, %zmm5, %zmm5
-	vpxorq 384(%rdx), %zmm29, %zmm11
-	vaesenclast %zmm11, %zmm6, %zmm6
-	vpxorq 448(%rdx), %zmm29, %zmm12
-	vaesenclast %zmm12, %zmm7, %zmm7
+	vpxorq %zmm12, %zmm13, %zmm12
+	vaesenc %zmm29, %zmm0, %zmm0
+	vpclmulqdq $16, .Lconst+1024(%rip), %zmm11, %zmm11
+	vaesenc %zmm29, %zmm1, %zmm1
+	vpxorq %zmm11, %zmm12, %zmm11
+	vaesenc %zmm29, %zmm2, %zmm2
+	vextracti32x4 $1, %zmm11, %xmm12  # sum the blocks
+	vaesenc %zmm29, %zmm3, %zmm3
+	vextracti32x4 $2, %zmm11, %xmm13
+	vaesenc %zmm29, %zmm4, %zmm4
+	vextracti32x4 $3, %zmm11, %xmm14
+	vaesenc %zmm29, %zmm5, %zmm5
+	vpternlogq $0x96, %xmm14, %xmm13, %xmm12
+	vaesenc %zmm29, %zmm6, %zmm6
+	vpxorq %xmm12, %xmm11, %xmm9  # y, the upper blocks zeroed
+	vaesenc %zmm29, %zmm7, %zmm7
+	vpxorq (%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm0, %zmm0
+	vpxorq 64(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm1, %zmm1
+	vpxorq 128(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm2, %zmm2
+	vpxorq 192(%rdx), %zmm30, %zmm14
+	vaesenclast %zmm14, %zmm3, %zmm3
+	vpxorq 256(%rdx), %zmm30, %zmm15
+	vaesenclast %zmm15, %zmm4, %zmm4
+	vpxorq 320(%rdx), %zmm30, %zmm11
+	vaesenclast %zmm11, %zmm5, %zmm5
+	vpxorq 384(%rdx), %zmm30, %zmm12
+	vaesenclast %zmm12, %zmm6, %zmm6
+	vpxorq 448(%rdx), %zmm30, %zmm13
+	vaesenclast %zmm13, %zmm7, %zmm7
 	vmovdqu64 %zmm0, (%rsi)
 	vmovdqu64 %zmm1, 64(%rsi)
 	vmovdqu64 %zmm2, 128(%rsi)
@@ -2886,7 +2889,7 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_open:
 	cmpq $32, %rcx
 	jae .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_open_loop
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_open_done:
-	vpshufb .Lconst(%rip), %xmm9, %xmm9
+	vpshufb %xmm10, %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
 	vzeroupper
 	ret

@@ -391,6 +391,28 @@ class XtsLoop(unittest.TestCase):
             self.assertEqual(len(fn.plan.aux), 1, name)
             self.assertTrue(any("parked" in ins.note for ins in fn.code), name)
 
+    def test_the_byte_reversal_mask_stays_in_a_register_where_it_fits(self):
+        """CTR and the stitched GCM loops of the 32-register targets keep the mask in a
+        plan register: no vpshufb in their loops reads memory. The 16-register CTR plans
+        (no spare register beside resident keys) read it from memory."""
+        from aesgen.machine.x86_64 import M
+        for name in ("aes256_enc__x86_64_vaes512_x8", "aes128_enc__x86_64_vaes512_x8",
+                     "aes256_enc__x86_64_vaes256_avx512vl_x8"):
+            _, b = built(name)
+            for mode, aux in (("ctr", 2), ("gcm_seal", 3), ("gcm_open", 3)):
+                fn = next(f for f in b.functions if f.mode == mode)
+                self.assertEqual((fn.plan.policy, len(fn.plan.aux)), ("resident", aux), (name, mode))
+                mask = fn.plan.aux[aux - 1]
+                shuffles = [ins for ins in fn.code if ins.op == "shufb"]
+                self.assertTrue(shuffles, (name, mode))
+                self.assertEqual([ins for ins in shuffles if isinstance(ins.args[2], M)], [], (name, mode))
+                self.assertTrue(all(ins.args[2].n == mask for ins in shuffles), (name, mode))
+        for name in ("aes128_enc__x86_64_aesni_x8", "aes256_enc__x86_64_vaes256_x8"):
+            _, b = built(name)
+            fn = next(f for f in b.functions if f.mode == "ctr")
+            self.assertEqual(len(fn.plan.aux), 1, name)
+            self.assertTrue(all(isinstance(ins.args[2], M) for ins in fn.code if ins.op == "shufb"), name)
+
     def test_a_wrong_byte_step_or_base_is_caught(self):
         from aesgen.machine.x86_64 import Imm, V
         em, b = built("aes256_enc__x86_64_vaes512_x8")

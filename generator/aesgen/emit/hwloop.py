@@ -20,7 +20,8 @@ into a file every variant of the emitter shares rather than into each .S; setkey
 render_setkey_instr and setkey_summary where that file needs them), isa_fields,
 check_isa, variant_params, lanes, plan_options, machine_for, render_instr, function_context, asm_context, features_of,
 interleave_info, c_align, companion_functions (functions beside a mode's loop on its plan:
-the x86-64 XTS units function).
+the x86-64 XTS units function), constant_registers (constants a loop keeps in spare
+registers: the x86-64 byte-reversal mask).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import functools
 import random
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import reference, reference_gcm, reference_xts, regplan
 from ..algorithm import ghash
@@ -376,7 +377,19 @@ class HwLoopEmitter(Emitter):
         if mode == "cbc" and direction == "enc":   # a chain: one block, its temporary before round 1
             return Need(data=1, aux=self.chain_aux, temps=1, keys=keys, temp_phase="initial")
         aux, temps = self.mode_needs[mode]
-        return Need(data=n, aux=aux, temps=temps, keys=keys)
+        return self.with_constants(target, mode, Need(data=n, aux=aux, temps=temps, keys=keys))
+
+    def constant_registers(self, target: Target, mode: str) -> int:
+        """Constants a mode's loop keeps in registers rather than reading them from memory
+        at each use, where every round key stays resident beside them (hook; after the
+        mode's own loop-carried values in the plan's aux)."""
+        return 0
+
+    def with_constants(self, target: Target, mode: str, need: Need) -> Need:
+        extra = self.constant_registers(target, mode)
+        if extra and need.data + need.aux + extra + need.temps + need.keys <= self.registers(target):
+            return replace(need, aux=need.aux + extra)
+        return need
 
     def registers(self, target: Target) -> int:
         raise NotImplementedError
@@ -596,8 +609,9 @@ class HwLoopEmitter(Emitter):
         for vectors in range(widest, busy - 1, -per_hash):
             plans = []
             for fused in (True, False):     # the fewest operations, unless that costs resident keys
-                need = Need(data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused),
-                            keys=keys, temp_phase="all")
+                need = self.with_constants(target, "gcm", Need(
+                    data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused), keys=keys,
+                    temp_phase="all"))
                 try:
                     plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
                                                **self.plan_options(target)), fused))

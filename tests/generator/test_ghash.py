@@ -8,6 +8,7 @@ import random
 import re
 import tempfile
 import unittest
+from dataclasses import replace
 from pathlib import Path
 
 from aesgen import pipeline, reference_gcm
@@ -119,10 +120,12 @@ class Programs(unittest.TestCase):
 
     def test_the_half_update_reads_the_last_powers_of_a_longer_table(self):
         # 16 of 32 blocks on H^16..H^1: one wide update for the 16-31 blocks a message leaves
-        self.assertIsNone(programs(Method(16, 4, "karatsuba", "clmul")).half)
+        # (one block per vector: wider methods take those blocks through the wide tail)
+        self.assertIsNone(programs(Method(16, 1, "karatsuba", "clmul")).half)
+        self.assertIsNone(programs(Method(32, 4, "karatsuba", "clmul")).half)
         rng = random.Random(18)
         for multiply in ghash.MULTIPLIES:
-            progs = programs(Method(32, 4, multiply, "clmul"))
+            progs = programs(Method(32, 1, multiply, "clmul"))
             self.assertEqual(progs.half.count("clmul"), progs.update.count("clmul") // 2 + 1, multiply)
             h = rng.randbytes(16)
             table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(32, multiply))}
@@ -169,6 +172,50 @@ class Programs(unittest.TestCase):
                     run_tail(progs, table["htable"], y, data)
                     self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0), (multiply, reduction, k))
         self.assertIsNone(programs(Method(1)).tail)
+
+    def test_wide_tails_of_every_length_match_the_reference(self):
+        # ghash_tail_wide as run_tail models it: from two vectors on, whole vectors (y in
+        # block 0 of the first), then the blocks after them, one reduction for all
+        rng = random.Random(19)
+        for n, width in ((16, 2), (32, 4), (16, 4)):
+            for multiply in ghash.MULTIPLIES:
+                for reduction in ghash.REDUCTIONS:
+                    progs = programs(Method(n, width, multiply, reduction))
+                    self.assertIsNotNone(progs.tail_wide, (n, width))
+                    self.assertIsNone(progs.half)
+                    self.assertEqual(progs.tail_wide[2].count("clmul"), 2 * (reduction == "clmul"))
+                    h = rng.randbytes(16)
+                    table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, multiply))}
+                    execute(progs.setkey, table)
+                    for k in range(1, n):
+                        y0, data = rng.randbytes(16), rng.randbytes(16 * k)
+                        y = bytearray(y0)
+                        run_tail(progs, table["htable"], y, data)
+                        self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0), (n, width, multiply, k))
+        self.assertIsNone(programs(Method(8, 1)).tail_wide)
+        self.assertIsNone(programs(Method(4, 2)).tail_wide)     # no tail of two whole vectors
+
+    def test_a_wide_tail_that_misreads_y_or_the_narrow_sums_is_caught(self):
+        rng = random.Random(20)
+        progs = programs(Method(16, 4, "karatsuba", "clmul"))
+        h = rng.randbytes(16)
+        table = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(16, "karatsuba"))}
+        execute(progs.setkey, table)
+        first, more, red = progs.tail_wide
+
+        def mutated(prog, mem, args):
+            return Program(prog.name, prog.bits, prog.memories, lanes=prog.lanes,
+                           ops=[Op(op.code, op.dst, args) if op.code == "vld128" and op.args[0] == mem else op
+                                for op in prog.ops])
+        y0, data = rng.randbytes(16), rng.randbytes(16 * 11)     # two vectors, then 3 blocks
+        y = bytearray(y0)
+        run_tail(progs, table["htable"], y, data)
+        self.assertEqual(bytes(y), reference_gcm.ghash(h, data, y0))
+        for broken in (replace(progs, tail_wide=(mutated(first, "y", ("data", 0)), more, red)),   # y never read
+                       replace(progs, tail_wide=(first, more, mutated(red, "sums", ("sums", 0))))):  # LO thrice
+            y = bytearray(y0)
+            run_tail(broken, table["htable"], y, data)
+            self.assertNotEqual(bytes(y), reference_gcm.ghash(h, data, y0))
 
     def test_a_tail_with_the_wrong_powers_is_caught(self):
         # the powers one entry off (H^(k-i+1)): the model check must refuse it

@@ -263,6 +263,54 @@ def tail(multiply: str = "schoolbook", reduction: str = "shifts", packed: bool =
     return first, more, red
 
 
+def tail_wide(width: int, multiply: str = "schoolbook", reduction: str = "shifts",
+              packed: bool = False) -> tuple[Program, Program, Program]:
+    """A tail of at least one whole vector (`width` blocks) in one reduction: `first`
+    ((y ^ block 0) and the vector's other blocks times their powers, unreduced into
+    `wsums`: the LO, MI or MD and HI vectors, 48 * width bytes) and `next` (each further
+    vector's products added) take the whole vectors; `tail`'s next program takes the
+    blocks after them into `sums` (48 bytes, zero before); `reduce` adds `sums` into
+    block 0 of `wsums`, reduces every block and sums the blocks into y (the reduction is
+    linear). The caller passes each vector's powers and, for Karatsuba with unpacked
+    half sums, their half sums, as for `tail`."""
+    _check_width(width, width)
+    _check_choices(multiply, reduction)
+    loads_half = multiply == "karatsuba" and not packed
+    span = 16 * width
+    mems = (Memory("wsums", "bytes", 3 * span, True), Memory("data", "bytes", span, False),
+            Memory("power", "bytes", span, False)) + ((Memory("half", "bytes", span, False),) if loads_half else ())
+
+    def product(bld: Builder, x: str) -> tuple[str, str, str]:
+        h = bld.vld("power", 0, hint="h")
+        return _block_product(bld, multiply, x, h, lambda: (bld.vld("half", 0, hint="hs") if loads_half
+                                                            else _halves_sum(bld, h), 0x00))
+
+    first = Program("ghash_tail_first_wide", LANE, (Memory("y", "bytes", 16, False),) + mems, lanes=2 * width)
+    bld = Builder(first)
+    acc = bld.bswap(bld.vld128("y", 0, hint="acc"), hint="acc")     # y into block 0 only
+    x = bld.xor(bld.bswap(bld.vld("data", 0, hint="x"), hint="x"), acc, hint="x")
+    for i, part in enumerate(product(bld, x)):
+        bld.vst("wsums", span * i, part)
+
+    more = Program("ghash_tail_next_wide", LANE, mems, lanes=2 * width)
+    bld = Builder(more)
+    part = product(bld, bld.bswap(bld.vld("data", 0, hint="x"), hint="x"))
+    for i, (p, n) in enumerate(zip(part, ("LO", "MI", "HI"))):
+        bld.vst("wsums", span * i, bld.xor(bld.vld("wsums", span * i, hint=n), p, hint=n))
+
+    red = Program("ghash_tail_reduce_wide", LANE, (Memory("y", "bytes", 16, True), Memory("sums", "bytes", 48, False),
+                                                   Memory("wsums", "bytes", 3 * span, False)), lanes=2 * width)
+    bld = Builder(red)
+    lo, mi, hi = (bld.xor(bld.vld("wsums", span * i, hint=n), bld.vld128("sums", 16 * i, hint=n), hint=n)
+                  for i, n in enumerate(("LO", "MI", "HI")))
+    r = _reduce(bld, lo, _middle(bld, lo, mi, hi, multiply), hi, reduction)
+    while width > 1:     # sum the blocks' reduced results, as `update` does
+        r = bld.xor(bld.shuffle("blocks", r, r, 0, hint="sum"), bld.shuffle("blocks", r, r, 1, hint="sum"), hint="sum")
+        width //= 2
+    bld.vst128("y", 0, bld.bswap(r, hint="out"))
+    return first, more, red
+
+
 def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", reduction: str = "shifts") -> Program:
     """htable = the twisted powers H^powers..H^1 of the hash key H, H^k at 16 * (powers - k),
     and for Karatsuba each power's half sum (in both words) 16 * powers further on

@@ -228,6 +228,9 @@ class Programs:
     update: Program          # N blocks, `width` per vector
     tail: tuple[Program, Program, Program] | None   # k < N blocks (ghash.tail); None when N = 1
     half: Program | None = None   # N/2 blocks on the table's last N/2 powers (N >= HALF_UPDATE_FROM)
+    # tails of at least one vector (ghash.tail_wide), vectors wider than a block: the
+    # whole tail in one reduction, its whole vectors at full width (no `half` then)
+    tail_wide: tuple[Program, Program, Program] | None = None
 
     @property
     def blocks(self) -> int:
@@ -238,21 +241,30 @@ class Programs:
         return self.method.width
 
 
-# From this many blocks per reduction a variant also has an update of half as many on the
-# same table (its last powers): 16 to 31 blocks left (a 256-byte message, the end of a
-# longer one) then take one wide update and a short tail instead of a tail block by block.
+# From this many blocks per reduction a variant without a wide tail (one block per vector)
+# also has an update of half as many on the same table (its last powers): 16 to 31 blocks
+# left (a 256-byte message, the end of a longer one) then take one update and a short
+# tail instead of a tail block by block.
 HALF_UPDATE_FROM = 32
+# Tails of this many vectors or more take the wide tail; shorter ones go block by block,
+# whose fixed cost is lower (Zen 5, zmm: 4 blocks 28.8 TSC ticks by block, 34.2 wide;
+# 8 blocks 47.8 by block, 35.6 wide).
+WIDE_TAIL_FROM = 2
 
 
 def programs(m: Method) -> Programs:
     half = m.blocks // 2
+    packed = ghash.packed_halves(m.blocks, m.multiply)
+    # measured on Zen 5 (zmm, chained calls): a tail of 15 blocks block by block took
+    # 69.5 TSC ticks, the 32-block update 41.6
+    wide = m.width > 1 and m.blocks > WIDE_TAIL_FROM * m.width
     return Programs(m, ghash.setkey(m.blocks, multiply=m.multiply, reduction=m.reduction),
                     ghash.update(m.blocks, m.width, multiply=m.multiply, reduction=m.reduction),
-                    ghash.tail(m.multiply, m.reduction, ghash.packed_halves(m.blocks, m.multiply))
-                    if m.blocks > 1 else None,
+                    ghash.tail(m.multiply, m.reduction, packed) if m.blocks > 1 else None,
                     ghash.update(half, m.width, f"ghash_update_x{half}_of_{m.blocks}", m.multiply, m.reduction,
                                  table_powers=m.blocks)
-                    if m.blocks >= HALF_UPDATE_FROM and half % m.width == 0 else None)
+                    if m.blocks >= HALF_UPDATE_FROM and half % m.width == 0 and not wide else None,
+                    ghash.tail_wide(m.width, m.multiply, m.reduction, packed) if wide else None)
 
 
 def _tail_reads_half(m: Method) -> bool:
@@ -262,20 +274,32 @@ def _tail_reads_half(m: Method) -> bool:
 
 
 def run_tail(progs: Programs, htable: bytearray, y: bytearray, data: bytes) -> None:
-    """y = GHASH over k < N blocks from y, as the body's ghash_tail loop runs the three
-    tail programs: block i with H^(k-i) (table entry N - k + i) and, for Karatsuba with
-    unpacked half sums, its half sum 16 * N further on."""
-    n, k = progs.blocks, len(data) // 16
-    first, more, reduce = progs.tail
+    """y = GHASH over k < N blocks from y, as the body's ghash_tail (or, from one whole
+    vector on, ghash_tail_wide) runs the tail programs: block i with H^(k-i) (table entry
+    N - k + i) and, for Karatsuba with unpacked half sums, its half sum 16 * N further on."""
+    n, k, w = progs.blocks, len(data) // 16, progs.width
     sums = bytearray(48)
-    for i in range(k):
+
+    def operands(i: int, blocks: int) -> dict:
         at = 16 * (n - k + i)
-        mem = {"sums": sums, "data": bytearray(data[16 * i:16 * i + 16]), "power": htable[at:at + 16]}
+        mem = {"data": bytearray(data[16 * i:16 * (i + blocks)]), "power": htable[at:at + 16 * blocks]}
         if _tail_reads_half(progs.method):
-            mem["half"] = htable[16 * n + at:16 * n + at + 16]
-        if i == 0:
-            mem["y"] = y
-        execute(more if i else first, mem)
+            mem["half"] = htable[16 * n + at:16 * n + at + 16 * blocks]
+        return mem
+
+    if progs.tail_wide and k >= WIDE_TAIL_FROM * w:
+        first, more, reduce = progs.tail_wide
+        wsums = bytearray(48 * w)
+        vectors = k // w
+        for j in range(vectors):
+            execute(more if j else first, {"wsums": wsums, **({} if j else {"y": y}), **operands(w * j, w)})
+        for i in range(w * vectors, k):
+            execute(progs.tail[1], {"sums": sums, **operands(i, 1)})
+        execute(reduce, {"y": y, "sums": sums, "wsums": wsums})
+        return
+    first, more, reduce = progs.tail
+    for i in range(k):
+        execute(more if i else first, {"sums": sums, **({} if i else {"y": y}), **operands(i, 1)})
     execute(reduce, {"y": y, "sums": sums})
 
 
@@ -317,6 +341,9 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
     m = progs.method
     per = f"{m.width} blocks per vector, " if m.width > 1 else ""
     tails = f" and the tails of 1 to {n - 1} blocks (one reduction each)" if n > 1 else ""
+    if progs.tail_wide:
+        tails = (f" and the tails of 1 to {n - 1} blocks (one reduction each; from {WIDE_TAIL_FROM * m.width} "
+                 f"blocks on, {m.width} blocks per vector)")
     if progs.half:
         tails = f", the {n // 2}-block update on the table's last powers" + tails
     return (f"the model ran the hash-key set-up, the {n}-block update ({per}{m.multiply} products, reduction "
@@ -414,12 +441,17 @@ def render_body(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> s
         f"attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
         f"carry-less multiplies)"
-        + (f"; {progs.half.alu_count()} per {n // 2} blocks on the table's last powers." if progs.half else "."),
+        + (f"; {progs.half.alu_count()} per {n // 2} blocks on the table's last powers." if progs.half else "")
+        + (f"; the tail's vectors {progs.tail_wide[1].alu_count()} operations each, "
+           f"{progs.tail_wide[2].alu_count()} to reduce." if progs.tail_wide else "."),
         f"Verified: {verified}.",
     ]
-    return _header(renderer, "c_ghash/body.h.j2", path, summary, guard, isa, blocks=n,
+    return _header(renderer, "c_ghash/body.h.j2", path, summary, guard, isa, blocks=n, width=width,
+                   wide_from=WIDE_TAIL_FROM * width,
                    setup=setup_path(isa, m), update=_print(isa, progs.update, wide=True),
-                   half=_print(isa, progs.half, wide=True) if progs.half else None)
+                   half=_print(isa, progs.half, wide=True) if progs.half else None,
+                   tail_half=_tail_reads_half(m),
+                   tail_wide=[_print(isa, p, wide=True) for p in progs.tail_wide] if progs.tail_wide else None)
 
 
 @dataclass(frozen=True)
@@ -506,6 +538,7 @@ class CGhashEmitter(Emitter):
         ]
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
                  "half": n // 2 if built.programs.half else 0,
+                 "tail_wide": built.programs.tail_wide is not None,
                  "rank": v.rank, "features": c_mask(v.target.cpu_features),
                  "table_bytes": ghash.table_bytes(n, m.multiply),
                  "table": ghash.table_layout(n, m.multiply),

@@ -210,10 +210,15 @@ static void ghash_padded(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t
  * from one staging buffer, in one update call: one reduction per N blocks instead of one
  * per section (the AAD, the text and the lengths block each ending in its own). */
 #define SHORT_MESSAGE_BYTES 512
+/* A seal stages up to two chunks of the longest stitched loop (and 48 bytes of AAD and
+ * lengths block): below two chunks the loop overlaps no hash with AES, and one CTR call
+ * and one GHASH call are faster (512- and 768-byte seals on vaes512, Zen 5: 0.66x ->
+ * 0.77-0.83x intel-ipsec-mb's speed). */
+#define SEAL_SHORT_BYTES (16 * 2 * MAX_STITCH_BLOCKS + 64)
 
-static int short_message(size_t aad_len, size_t len)
+static int short_message(size_t aad_len, size_t len, size_t limit)
 {
-    return pad16(aad_len) + pad16(len) + 16 <= SHORT_MESSAGE_BYTES;
+    return pad16(aad_len) + pad16(len) + 16 <= limit;
 }
 
 /* dst = src zero-padded to whole blocks: the last block zeroed (a fixed-size store), then
@@ -256,7 +261,7 @@ static void hash_message(const aesgen_gcm_key *key, uint8_t y[16], const uint8_t
                          const uint8_t *text, size_t len)
 {
     const aesgen_ghash_variant *g = kstate(key)->ghash;
-    if (short_message(aad_len, len)) {
+    if (short_message(aad_len, len, SHORT_MESSAGE_BYTES)) {
         uint8_t buf[SHORT_MESSAGE_BYTES];
         g->update(htable(key), y, buf, stage_message(buf, aad, aad_len, text, len));
         return;
@@ -612,7 +617,7 @@ static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t
 static void seal_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
                        uint8_t *out, const uint8_t *in, size_t len, uint8_t *tag, size_t tag_len)
 {
-    _Alignas(16) uint8_t buf[HEADROOM + SHORT_MESSAGE_BYTES];
+    _Alignas(16) uint8_t buf[HEADROOM + SEAL_SHORT_BYTES];
     uint8_t *const g = buf + HEADROOM, *const text = g + pad16(aad_len);
     uint8_t y[16] = {0}, ek0[16];
     memset(buf, 0, HEADROOM);
@@ -692,11 +697,12 @@ int aesgen_gcm_seal(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
     if (rc != AESGEN_OK)
         return rc;
-    if (iv_len == 12 && short_message(aad_len, len)) {
+    const size_t chunks = iv_len == 12 && kstate(key)->stitched ? len / 16 / kstate(key)->aes->gcm_blocks : 0;
+    if (iv_len == 12 && chunks < 2 && short_message(aad_len, len, SEAL_SHORT_BYTES)) {
         seal_short(key, iv, aad, aad_len, out, in, len, tag, tag_len);
         return AESGEN_OK;
     }
-    if (iv_len == 12 && kstate(key)->stitched && len / 16 >= kstate(key)->aes->gcm_blocks) {
+    if (chunks != 0) {
         seal_stitched(key, iv, aad, aad_len, out, in, len, tag, tag_len);
         return AESGEN_OK;
     }
@@ -717,7 +723,7 @@ int aesgen_gcm_open(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv_len,
     int rc = check_message(key, iv, iv_len, aad, aad_len, out, in, len, tag, tag_len);
     if (rc != AESGEN_OK)
         return rc;
-    if (iv_len == 12 && short_message(aad_len, len))
+    if (iv_len == 12 && short_message(aad_len, len, SHORT_MESSAGE_BYTES))
         return open_short(key, iv, aad, aad_len, out, in, len, tag, tag_len);
     stream_state st;
     start(&st, key, AESGEN_DECRYPT, iv, iv_len);

@@ -5,9 +5,9 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH update, 16 blocks per reduction; karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 256-bit vectors, 2 blocks each. The set-up and tails are in common/ghash_x86_64_x16_setup.h. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
- * Update: 86 operations per 16 blocks (26 carry-less multiplies); the tail's vectors 9 operations each, 18 to reduce.
- * Verified: the model ran the hash-key set-up, the 16-block update (2 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 15 blocks (one reduction each; from 4 blocks on, 2 blocks per vector), chained, on the key of the zero AES key and 3 random ones (seed 0x1c50465f) against the reference GHASH.
+ * GHASH update, 16 blocks per reduction; karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 256-bit vectors, 2 blocks each. The tails are in common/ghash_x86_64_x16_setup.h; the set-up, at this width, is here. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * Update: 86 operations per 16 blocks (26 carry-less multiplies); the tail's vectors 9 operations each, 18 to reduce; the set-up 145 operations (48 carry-less multiplies; on 128-bit vectors 255).
+ * Verified: the model ran the hash-key set-up (and the 2-block-wide one: the same table), the 16-block update (2 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 15 blocks (one reduction each; from 4 blocks on, 2 blocks per vector), chained, on the key of the zero AES key and 3 random ones (seed 0x1c50465f) against the reference GHASH.
  */
 #ifndef AESGEN_COMMON_GHASH_X86_64_256_X16_H
 #define AESGEN_COMMON_GHASH_X86_64_256_X16_H
@@ -251,6 +251,187 @@ static GHASH_ISA void ghash_tail_wide(uint8_t *y, const uint8_t *data, size_t k,
     for (; i < k; i++)
         ghash_tail_next(sums, data + 16 * i, power + 16 * i, power + 256 + 16 * i);
     ghash_tail_reduce_wide(y, sums, wsums);
+}
+
+/* htable as the setup header's ghash_powers writes it, 2 powers per vector: H^2..H^1
+ * gathered into one vector, then each doubling multiplies every vector so far by the
+ * highest power broadcast (a key per message is how `openssl speed -aead` and some
+ * products use GCM). */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+static GHASH_ISA void ghash_powers_wide(const uint8_t *h, uint8_t *htable)
+{
+    const __m256i K0 = _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16);
+    const __m256i K1 = _mm256_set1_epi64x((long long)UINT64_C(0));
+    const __m256i K2 = _mm256_set1_epi64x((long long)UINT64_C(1));
+    const __m256i K3 = _mm256_set1_epi64x((long long)UINT64_C(0xc200000000000000));
+    const __m256i hkey = _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(h + 0)));
+    const __m256i hkey_1 = _mm256_shuffle_epi8(hkey, K0);
+    const __m256i c = _mm256_srli_epi64(hkey_1, 63);
+    const __m256i sh = _mm256_slli_epi64(hkey_1, 1);
+    const __m256i sh_1 = _mm256_unpacklo_epi64(K1, c);
+    const __m256i sh_2 = _mm256_xor_si256(sh, sh_1);
+    const __m256i m = _mm256_unpackhi_epi64(c, c);
+    const __m256i m_1 = _mm256_slli_epi64(m, 63);
+    const __m256i m_2 = _mm256_slli_epi64(m, 62);
+    const __m256i m_3 = _mm256_xor_si256(m_1, m_2);
+    const __m256i m_4 = _mm256_slli_epi64(m, 57);
+    const __m256i m_5 = _mm256_xor_si256(m_3, m_4);
+    const __m256i p = _mm256_unpacklo_epi64(m, m_5);
+    const __m256i tw = _mm256_xor_si256(sh_2, p);
+    const __m256i lo = _mm256_clmulepi64_epi128(tw, tw, 0x00);
+    const __m256i hi = _mm256_clmulepi64_epi128(tw, tw, 0x11);
+    const __m256i m_6 = _mm256_clmulepi64_epi128(tw, tw, 0x01);
+    const __m256i m_7 = _mm256_clmulepi64_epi128(tw, tw, 0x10);
+    const __m256i mi = _mm256_xor_si256(m_6, m_7);
+    const __m256i poly = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f = _mm256_shuffle_epi32(lo, 0x4e);
+    const __m256i f_1 = _mm256_xor_si256(mi, f);
+    const __m256i f_2 = _mm256_clmulepi64_epi128(lo, poly, 0x10);
+    const __m256i f_3 = _mm256_xor_si256(f_1, f_2);
+    const __m256i r = _mm256_shuffle_epi32(f_3, 0x4e);
+    const __m256i r_1 = _mm256_xor_si256(hi, r);
+    const __m256i r_2 = _mm256_clmulepi64_epi128(f_3, poly, 0x10);
+    const __m256i r_3 = _mm256_xor_si256(r_1, r_2);
+    const __m256i g = _mm256_permute2x128_si256(r_3, tw, 0x20);
+    /* H^2..H^1, twisted, one vector */
+    const __m256i b = _mm256_permute2x128_si256(g, g, 0x20);
+    const __m256i lo_1 = _mm256_clmulepi64_epi128(g, b, 0x00);
+    const __m256i hi_1 = _mm256_clmulepi64_epi128(g, b, 0x11);
+    const __m256i m_8 = _mm256_clmulepi64_epi128(g, b, 0x01);
+    const __m256i m_9 = _mm256_clmulepi64_epi128(g, b, 0x10);
+    const __m256i mi_1 = _mm256_xor_si256(m_8, m_9);
+    const __m256i poly_1 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_4 = _mm256_shuffle_epi32(lo_1, 0x4e);
+    const __m256i f_5 = _mm256_xor_si256(mi_1, f_4);
+    const __m256i f_6 = _mm256_clmulepi64_epi128(lo_1, poly_1, 0x10);
+    const __m256i f_7 = _mm256_xor_si256(f_5, f_6);
+    const __m256i r_4 = _mm256_shuffle_epi32(f_7, 0x4e);
+    const __m256i r_5 = _mm256_xor_si256(hi_1, r_4);
+    const __m256i r_6 = _mm256_clmulepi64_epi128(f_7, poly_1, 0x10);
+    const __m256i r_7 = _mm256_xor_si256(r_5, r_6);
+    /* H^4..H^1, twisted */
+    const __m256i b_1 = _mm256_permute2x128_si256(r_7, r_7, 0x20);
+    const __m256i lo_2 = _mm256_clmulepi64_epi128(g, b_1, 0x00);
+    const __m256i hi_2 = _mm256_clmulepi64_epi128(g, b_1, 0x11);
+    const __m256i m_10 = _mm256_clmulepi64_epi128(g, b_1, 0x01);
+    const __m256i m_11 = _mm256_clmulepi64_epi128(g, b_1, 0x10);
+    const __m256i mi_2 = _mm256_xor_si256(m_10, m_11);
+    const __m256i poly_2 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_8 = _mm256_shuffle_epi32(lo_2, 0x4e);
+    const __m256i f_9 = _mm256_xor_si256(mi_2, f_8);
+    const __m256i f_10 = _mm256_clmulepi64_epi128(lo_2, poly_2, 0x10);
+    const __m256i f_11 = _mm256_xor_si256(f_9, f_10);
+    const __m256i r_8 = _mm256_shuffle_epi32(f_11, 0x4e);
+    const __m256i r_9 = _mm256_xor_si256(hi_2, r_8);
+    const __m256i r_10 = _mm256_clmulepi64_epi128(f_11, poly_2, 0x10);
+    const __m256i r_11 = _mm256_xor_si256(r_9, r_10);
+    const __m256i lo_3 = _mm256_clmulepi64_epi128(r_7, b_1, 0x00);
+    const __m256i hi_3 = _mm256_clmulepi64_epi128(r_7, b_1, 0x11);
+    const __m256i m_12 = _mm256_clmulepi64_epi128(r_7, b_1, 0x01);
+    const __m256i m_13 = _mm256_clmulepi64_epi128(r_7, b_1, 0x10);
+    const __m256i mi_3 = _mm256_xor_si256(m_12, m_13);
+    const __m256i poly_3 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_12 = _mm256_shuffle_epi32(lo_3, 0x4e);
+    const __m256i f_13 = _mm256_xor_si256(mi_3, f_12);
+    const __m256i f_14 = _mm256_clmulepi64_epi128(lo_3, poly_3, 0x10);
+    const __m256i f_15 = _mm256_xor_si256(f_13, f_14);
+    const __m256i r_12 = _mm256_shuffle_epi32(f_15, 0x4e);
+    const __m256i r_13 = _mm256_xor_si256(hi_3, r_12);
+    const __m256i r_14 = _mm256_clmulepi64_epi128(f_15, poly_3, 0x10);
+    const __m256i r_15 = _mm256_xor_si256(r_13, r_14);
+    /* H^8..H^1, twisted */
+    const __m256i b_2 = _mm256_permute2x128_si256(r_15, r_15, 0x20);
+    const __m256i lo_4 = _mm256_clmulepi64_epi128(g, b_2, 0x00);
+    const __m256i hi_4 = _mm256_clmulepi64_epi128(g, b_2, 0x11);
+    const __m256i m_14 = _mm256_clmulepi64_epi128(g, b_2, 0x01);
+    const __m256i m_15 = _mm256_clmulepi64_epi128(g, b_2, 0x10);
+    const __m256i mi_4 = _mm256_xor_si256(m_14, m_15);
+    const __m256i poly_4 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_16 = _mm256_shuffle_epi32(lo_4, 0x4e);
+    const __m256i f_17 = _mm256_xor_si256(mi_4, f_16);
+    const __m256i f_18 = _mm256_clmulepi64_epi128(lo_4, poly_4, 0x10);
+    const __m256i f_19 = _mm256_xor_si256(f_17, f_18);
+    const __m256i r_16 = _mm256_shuffle_epi32(f_19, 0x4e);
+    const __m256i r_17 = _mm256_xor_si256(hi_4, r_16);
+    const __m256i r_18 = _mm256_clmulepi64_epi128(f_19, poly_4, 0x10);
+    const __m256i r_19 = _mm256_xor_si256(r_17, r_18);
+    const __m256i lo_5 = _mm256_clmulepi64_epi128(r_7, b_2, 0x00);
+    const __m256i hi_5 = _mm256_clmulepi64_epi128(r_7, b_2, 0x11);
+    const __m256i m_16 = _mm256_clmulepi64_epi128(r_7, b_2, 0x01);
+    const __m256i m_17 = _mm256_clmulepi64_epi128(r_7, b_2, 0x10);
+    const __m256i mi_5 = _mm256_xor_si256(m_16, m_17);
+    const __m256i poly_5 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_20 = _mm256_shuffle_epi32(lo_5, 0x4e);
+    const __m256i f_21 = _mm256_xor_si256(mi_5, f_20);
+    const __m256i f_22 = _mm256_clmulepi64_epi128(lo_5, poly_5, 0x10);
+    const __m256i f_23 = _mm256_xor_si256(f_21, f_22);
+    const __m256i r_20 = _mm256_shuffle_epi32(f_23, 0x4e);
+    const __m256i r_21 = _mm256_xor_si256(hi_5, r_20);
+    const __m256i r_22 = _mm256_clmulepi64_epi128(f_23, poly_5, 0x10);
+    const __m256i r_23 = _mm256_xor_si256(r_21, r_22);
+    const __m256i lo_6 = _mm256_clmulepi64_epi128(r_11, b_2, 0x00);
+    const __m256i hi_6 = _mm256_clmulepi64_epi128(r_11, b_2, 0x11);
+    const __m256i m_18 = _mm256_clmulepi64_epi128(r_11, b_2, 0x01);
+    const __m256i m_19 = _mm256_clmulepi64_epi128(r_11, b_2, 0x10);
+    const __m256i mi_6 = _mm256_xor_si256(m_18, m_19);
+    const __m256i poly_6 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_24 = _mm256_shuffle_epi32(lo_6, 0x4e);
+    const __m256i f_25 = _mm256_xor_si256(mi_6, f_24);
+    const __m256i f_26 = _mm256_clmulepi64_epi128(lo_6, poly_6, 0x10);
+    const __m256i f_27 = _mm256_xor_si256(f_25, f_26);
+    const __m256i r_24 = _mm256_shuffle_epi32(f_27, 0x4e);
+    const __m256i r_25 = _mm256_xor_si256(hi_6, r_24);
+    const __m256i r_26 = _mm256_clmulepi64_epi128(f_27, poly_6, 0x10);
+    const __m256i r_27 = _mm256_xor_si256(r_25, r_26);
+    const __m256i lo_7 = _mm256_clmulepi64_epi128(r_15, b_2, 0x00);
+    const __m256i hi_7 = _mm256_clmulepi64_epi128(r_15, b_2, 0x11);
+    const __m256i m_20 = _mm256_clmulepi64_epi128(r_15, b_2, 0x01);
+    const __m256i m_21 = _mm256_clmulepi64_epi128(r_15, b_2, 0x10);
+    const __m256i mi_7 = _mm256_xor_si256(m_20, m_21);
+    const __m256i poly_7 = _mm256_unpacklo_epi64(K2, K3);
+    const __m256i f_28 = _mm256_shuffle_epi32(lo_7, 0x4e);
+    const __m256i f_29 = _mm256_xor_si256(mi_7, f_28);
+    const __m256i f_30 = _mm256_clmulepi64_epi128(lo_7, poly_7, 0x10);
+    const __m256i f_31 = _mm256_xor_si256(f_29, f_30);
+    const __m256i r_28 = _mm256_shuffle_epi32(f_31, 0x4e);
+    const __m256i r_29 = _mm256_xor_si256(hi_7, r_28);
+    const __m256i r_30 = _mm256_clmulepi64_epi128(f_31, poly_7, 0x10);
+    const __m256i r_31 = _mm256_xor_si256(r_29, r_30);
+    /* H^16..H^1, twisted */
+    _mm256_storeu_si256((__m256i *)(htable + 224), g);
+    _mm256_storeu_si256((__m256i *)(htable + 192), r_7);
+    _mm256_storeu_si256((__m256i *)(htable + 160), r_11);
+    _mm256_storeu_si256((__m256i *)(htable + 128), r_15);
+    _mm256_storeu_si256((__m256i *)(htable + 96), r_19);
+    _mm256_storeu_si256((__m256i *)(htable + 64), r_23);
+    _mm256_storeu_si256((__m256i *)(htable + 32), r_27);
+    _mm256_storeu_si256((__m256i *)(htable + 0), r_31);
+    const __m256i xs = _mm256_shuffle_epi32(g, 0x4e);
+    const __m256i xs_1 = _mm256_xor_si256(g, xs);
+    const __m256i xs_2 = _mm256_shuffle_epi32(r_7, 0x4e);
+    const __m256i xs_3 = _mm256_xor_si256(r_7, xs_2);
+    const __m256i xs_4 = _mm256_shuffle_epi32(r_11, 0x4e);
+    const __m256i xs_5 = _mm256_xor_si256(r_11, xs_4);
+    const __m256i xs_6 = _mm256_shuffle_epi32(r_15, 0x4e);
+    const __m256i xs_7 = _mm256_xor_si256(r_15, xs_6);
+    const __m256i xs_8 = _mm256_shuffle_epi32(r_19, 0x4e);
+    const __m256i xs_9 = _mm256_xor_si256(r_19, xs_8);
+    const __m256i xs_10 = _mm256_shuffle_epi32(r_23, 0x4e);
+    const __m256i xs_11 = _mm256_xor_si256(r_23, xs_10);
+    const __m256i xs_12 = _mm256_shuffle_epi32(r_27, 0x4e);
+    const __m256i xs_13 = _mm256_xor_si256(r_27, xs_12);
+    const __m256i xs_14 = _mm256_shuffle_epi32(r_31, 0x4e);
+    const __m256i xs_15 = _mm256_xor_si256(r_31, xs_14);
+    _mm256_storeu_si256((__m256i *)(htable + 480), xs_1);
+    _mm256_storeu_si256((__m256i *)(htable + 448), xs_3);
+    _mm256_storeu_si256((__m256i *)(htable + 416), xs_5);
+    _mm256_storeu_si256((__m256i *)(htable + 384), xs_7);
+    _mm256_storeu_si256((__m256i *)(htable + 352), xs_9);
+    _mm256_storeu_si256((__m256i *)(htable + 320), xs_11);
+    _mm256_storeu_si256((__m256i *)(htable + 288), xs_13);
+    _mm256_storeu_si256((__m256i *)(htable + 256), xs_15);
 }
 
 #endif

@@ -5,9 +5,9 @@
  * Template:   templates/c_ghash/body.h.j2
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
- * GHASH update, 32 blocks per reduction; karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 512-bit vectors, 4 blocks each. The set-up and tails are in common/ghash_x86_64_x32_setup.h. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
- * Update: 89 operations per 32 blocks (26 carry-less multiplies); the tail's vectors 11 operations each, 21 to reduce.
- * Verified: the model ran the hash-key set-up, the 32-block update (4 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 31 blocks (one reduction each; from 8 blocks on, 4 blocks per vector), chained, on the key of the zero AES key and 3 random ones (seed 0xa5346128) against the reference GHASH.
+ * GHASH update, 32 blocks per reduction; karatsuba products, reduction by clmul; carry-less multiply: VPCLMULQDQ intrinsics on 512-bit vectors, 4 blocks each. The tails are in common/ghash_x86_64_x32_setup.h; the set-up, at this width, is here. Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` attribute) first.
+ * Update: 89 operations per 32 blocks (26 carry-less multiplies); the tail's vectors 11 operations each, 21 to reduce; the set-up 182 operations (60 carry-less multiplies; on 128-bit vectors 527).
+ * Verified: the model ran the hash-key set-up (and the 4-block-wide one: the same table), the 32-block update (4 blocks per vector, karatsuba products, reduction by clmul) and the tails of 1 to 31 blocks (one reduction each; from 8 blocks on, 4 blocks per vector), chained, on the key of the zero AES key and 3 random ones (seed 0xa5346128) against the reference GHASH.
  */
 #ifndef AESGEN_COMMON_GHASH_X86_64_512_X32_H
 #define AESGEN_COMMON_GHASH_X86_64_512_X32_H
@@ -259,6 +259,220 @@ static GHASH_ISA void ghash_tail_wide(uint8_t *y, const uint8_t *data, size_t k,
     for (; i < k; i++)
         ghash_tail_next(sums, data + 16 * i, power + 16 * i);
     ghash_tail_reduce_wide(y, sums, wsums);
+}
+
+/* htable as the setup header's ghash_powers writes it, 4 powers per vector: H^4..H^1
+ * gathered into one vector, then each doubling multiplies every vector so far by the
+ * highest power broadcast (a key per message is how `openssl speed -aead` and some
+ * products use GCM). */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+static GHASH_ISA void ghash_powers_wide(const uint8_t *h, uint8_t *htable)
+{
+    const __m512i K0 = _mm512_broadcast_i32x4(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    const __m512i K1 = _mm512_set1_epi64((long long)UINT64_C(0));
+    const __m512i K2 = _mm512_set1_epi64((long long)UINT64_C(1));
+    const __m512i K3 = _mm512_set1_epi64((long long)UINT64_C(0xc200000000000000));
+    const __m512i hkey = _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(h + 0)));
+    const __m512i hkey_1 = _mm512_shuffle_epi8(hkey, K0);
+    const __m512i c = _mm512_srli_epi64(hkey_1, 63);
+    const __m512i sh = _mm512_slli_epi64(hkey_1, 1);
+    const __m512i sh_1 = _mm512_unpacklo_epi64(K1, c);
+    const __m512i sh_2 = _mm512_xor_si512(sh, sh_1);
+    const __m512i m = _mm512_unpackhi_epi64(c, c);
+    const __m512i m_1 = _mm512_slli_epi64(m, 63);
+    const __m512i m_2 = _mm512_slli_epi64(m, 62);
+    const __m512i m_3 = _mm512_xor_si512(m_1, m_2);
+    const __m512i m_4 = _mm512_slli_epi64(m, 57);
+    const __m512i m_5 = _mm512_xor_si512(m_3, m_4);
+    const __m512i p = _mm512_unpacklo_epi64(m, m_5);
+    const __m512i tw = _mm512_xor_si512(sh_2, p);
+    const __m512i lo = _mm512_clmulepi64_epi128(tw, tw, 0x00);
+    const __m512i hi = _mm512_clmulepi64_epi128(tw, tw, 0x11);
+    const __m512i m_6 = _mm512_clmulepi64_epi128(tw, tw, 0x01);
+    const __m512i m_7 = _mm512_clmulepi64_epi128(tw, tw, 0x10);
+    const __m512i mi = _mm512_xor_si512(m_6, m_7);
+    const __m512i poly = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f = _mm512_shuffle_epi32(lo, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_1 = _mm512_xor_si512(mi, f);
+    const __m512i f_2 = _mm512_clmulepi64_epi128(lo, poly, 0x10);
+    const __m512i f_3 = _mm512_xor_si512(f_1, f_2);
+    const __m512i r = _mm512_shuffle_epi32(f_3, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_1 = _mm512_xor_si512(hi, r);
+    const __m512i r_2 = _mm512_clmulepi64_epi128(f_3, poly, 0x10);
+    const __m512i r_3 = _mm512_xor_si512(r_1, r_2);
+    const __m512i lo_1 = _mm512_clmulepi64_epi128(r_3, tw, 0x00);
+    const __m512i hi_1 = _mm512_clmulepi64_epi128(r_3, tw, 0x11);
+    const __m512i m_8 = _mm512_clmulepi64_epi128(r_3, tw, 0x01);
+    const __m512i m_9 = _mm512_clmulepi64_epi128(r_3, tw, 0x10);
+    const __m512i mi_1 = _mm512_xor_si512(m_8, m_9);
+    const __m512i poly_1 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_4 = _mm512_shuffle_epi32(lo_1, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_5 = _mm512_xor_si512(mi_1, f_4);
+    const __m512i f_6 = _mm512_clmulepi64_epi128(lo_1, poly_1, 0x10);
+    const __m512i f_7 = _mm512_xor_si512(f_5, f_6);
+    const __m512i r_4 = _mm512_shuffle_epi32(f_7, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_5 = _mm512_xor_si512(hi_1, r_4);
+    const __m512i r_6 = _mm512_clmulepi64_epi128(f_7, poly_1, 0x10);
+    const __m512i r_7 = _mm512_xor_si512(r_5, r_6);
+    const __m512i lo_2 = _mm512_clmulepi64_epi128(r_3, r_3, 0x00);
+    const __m512i hi_2 = _mm512_clmulepi64_epi128(r_3, r_3, 0x11);
+    const __m512i m_10 = _mm512_clmulepi64_epi128(r_3, r_3, 0x01);
+    const __m512i m_11 = _mm512_clmulepi64_epi128(r_3, r_3, 0x10);
+    const __m512i mi_2 = _mm512_xor_si512(m_10, m_11);
+    const __m512i poly_2 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_8 = _mm512_shuffle_epi32(lo_2, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_9 = _mm512_xor_si512(mi_2, f_8);
+    const __m512i f_10 = _mm512_clmulepi64_epi128(lo_2, poly_2, 0x10);
+    const __m512i f_11 = _mm512_xor_si512(f_9, f_10);
+    const __m512i r_8 = _mm512_shuffle_epi32(f_11, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_9 = _mm512_xor_si512(hi_2, r_8);
+    const __m512i r_10 = _mm512_clmulepi64_epi128(f_11, poly_2, 0x10);
+    const __m512i r_11 = _mm512_xor_si512(r_9, r_10);
+    const __m512i g = _mm512_shuffle_i32x4(r_11, r_7, 0x88);
+    const __m512i g_1 = _mm512_shuffle_i32x4(r_3, tw, 0x88);
+    const __m512i g_2 = _mm512_shuffle_i32x4(g, g_1, 0x88);
+    /* H^4..H^1, twisted, one vector */
+    const __m512i b = _mm512_shuffle_i32x4(g_2, g_2, 0x88);
+    const __m512i b_1 = _mm512_shuffle_i32x4(b, b, 0x88);
+    const __m512i lo_3 = _mm512_clmulepi64_epi128(g_2, b_1, 0x00);
+    const __m512i hi_3 = _mm512_clmulepi64_epi128(g_2, b_1, 0x11);
+    const __m512i m_12 = _mm512_clmulepi64_epi128(g_2, b_1, 0x01);
+    const __m512i m_13 = _mm512_clmulepi64_epi128(g_2, b_1, 0x10);
+    const __m512i mi_3 = _mm512_xor_si512(m_12, m_13);
+    const __m512i poly_3 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_12 = _mm512_shuffle_epi32(lo_3, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_13 = _mm512_xor_si512(mi_3, f_12);
+    const __m512i f_14 = _mm512_clmulepi64_epi128(lo_3, poly_3, 0x10);
+    const __m512i f_15 = _mm512_xor_si512(f_13, f_14);
+    const __m512i r_12 = _mm512_shuffle_epi32(f_15, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_13 = _mm512_xor_si512(hi_3, r_12);
+    const __m512i r_14 = _mm512_clmulepi64_epi128(f_15, poly_3, 0x10);
+    const __m512i r_15 = _mm512_xor_si512(r_13, r_14);
+    /* H^8..H^1, twisted */
+    const __m512i b_2 = _mm512_shuffle_i32x4(r_15, r_15, 0x88);
+    const __m512i b_3 = _mm512_shuffle_i32x4(b_2, b_2, 0x88);
+    const __m512i lo_4 = _mm512_clmulepi64_epi128(g_2, b_3, 0x00);
+    const __m512i hi_4 = _mm512_clmulepi64_epi128(g_2, b_3, 0x11);
+    const __m512i m_14 = _mm512_clmulepi64_epi128(g_2, b_3, 0x01);
+    const __m512i m_15 = _mm512_clmulepi64_epi128(g_2, b_3, 0x10);
+    const __m512i mi_4 = _mm512_xor_si512(m_14, m_15);
+    const __m512i poly_4 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_16 = _mm512_shuffle_epi32(lo_4, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_17 = _mm512_xor_si512(mi_4, f_16);
+    const __m512i f_18 = _mm512_clmulepi64_epi128(lo_4, poly_4, 0x10);
+    const __m512i f_19 = _mm512_xor_si512(f_17, f_18);
+    const __m512i r_16 = _mm512_shuffle_epi32(f_19, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_17 = _mm512_xor_si512(hi_4, r_16);
+    const __m512i r_18 = _mm512_clmulepi64_epi128(f_19, poly_4, 0x10);
+    const __m512i r_19 = _mm512_xor_si512(r_17, r_18);
+    const __m512i lo_5 = _mm512_clmulepi64_epi128(r_15, b_3, 0x00);
+    const __m512i hi_5 = _mm512_clmulepi64_epi128(r_15, b_3, 0x11);
+    const __m512i m_16 = _mm512_clmulepi64_epi128(r_15, b_3, 0x01);
+    const __m512i m_17 = _mm512_clmulepi64_epi128(r_15, b_3, 0x10);
+    const __m512i mi_5 = _mm512_xor_si512(m_16, m_17);
+    const __m512i poly_5 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_20 = _mm512_shuffle_epi32(lo_5, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_21 = _mm512_xor_si512(mi_5, f_20);
+    const __m512i f_22 = _mm512_clmulepi64_epi128(lo_5, poly_5, 0x10);
+    const __m512i f_23 = _mm512_xor_si512(f_21, f_22);
+    const __m512i r_20 = _mm512_shuffle_epi32(f_23, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_21 = _mm512_xor_si512(hi_5, r_20);
+    const __m512i r_22 = _mm512_clmulepi64_epi128(f_23, poly_5, 0x10);
+    const __m512i r_23 = _mm512_xor_si512(r_21, r_22);
+    /* H^16..H^1, twisted */
+    const __m512i b_4 = _mm512_shuffle_i32x4(r_23, r_23, 0x88);
+    const __m512i b_5 = _mm512_shuffle_i32x4(b_4, b_4, 0x88);
+    const __m512i lo_6 = _mm512_clmulepi64_epi128(g_2, b_5, 0x00);
+    const __m512i hi_6 = _mm512_clmulepi64_epi128(g_2, b_5, 0x11);
+    const __m512i m_18 = _mm512_clmulepi64_epi128(g_2, b_5, 0x01);
+    const __m512i m_19 = _mm512_clmulepi64_epi128(g_2, b_5, 0x10);
+    const __m512i mi_6 = _mm512_xor_si512(m_18, m_19);
+    const __m512i poly_6 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_24 = _mm512_shuffle_epi32(lo_6, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_25 = _mm512_xor_si512(mi_6, f_24);
+    const __m512i f_26 = _mm512_clmulepi64_epi128(lo_6, poly_6, 0x10);
+    const __m512i f_27 = _mm512_xor_si512(f_25, f_26);
+    const __m512i r_24 = _mm512_shuffle_epi32(f_27, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_25 = _mm512_xor_si512(hi_6, r_24);
+    const __m512i r_26 = _mm512_clmulepi64_epi128(f_27, poly_6, 0x10);
+    const __m512i r_27 = _mm512_xor_si512(r_25, r_26);
+    const __m512i lo_7 = _mm512_clmulepi64_epi128(r_15, b_5, 0x00);
+    const __m512i hi_7 = _mm512_clmulepi64_epi128(r_15, b_5, 0x11);
+    const __m512i m_20 = _mm512_clmulepi64_epi128(r_15, b_5, 0x01);
+    const __m512i m_21 = _mm512_clmulepi64_epi128(r_15, b_5, 0x10);
+    const __m512i mi_7 = _mm512_xor_si512(m_20, m_21);
+    const __m512i poly_7 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_28 = _mm512_shuffle_epi32(lo_7, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_29 = _mm512_xor_si512(mi_7, f_28);
+    const __m512i f_30 = _mm512_clmulepi64_epi128(lo_7, poly_7, 0x10);
+    const __m512i f_31 = _mm512_xor_si512(f_29, f_30);
+    const __m512i r_28 = _mm512_shuffle_epi32(f_31, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_29 = _mm512_xor_si512(hi_7, r_28);
+    const __m512i r_30 = _mm512_clmulepi64_epi128(f_31, poly_7, 0x10);
+    const __m512i r_31 = _mm512_xor_si512(r_29, r_30);
+    const __m512i lo_8 = _mm512_clmulepi64_epi128(r_19, b_5, 0x00);
+    const __m512i hi_8 = _mm512_clmulepi64_epi128(r_19, b_5, 0x11);
+    const __m512i m_22 = _mm512_clmulepi64_epi128(r_19, b_5, 0x01);
+    const __m512i m_23 = _mm512_clmulepi64_epi128(r_19, b_5, 0x10);
+    const __m512i mi_8 = _mm512_xor_si512(m_22, m_23);
+    const __m512i poly_8 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_32 = _mm512_shuffle_epi32(lo_8, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_33 = _mm512_xor_si512(mi_8, f_32);
+    const __m512i f_34 = _mm512_clmulepi64_epi128(lo_8, poly_8, 0x10);
+    const __m512i f_35 = _mm512_xor_si512(f_33, f_34);
+    const __m512i r_32 = _mm512_shuffle_epi32(f_35, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_33 = _mm512_xor_si512(hi_8, r_32);
+    const __m512i r_34 = _mm512_clmulepi64_epi128(f_35, poly_8, 0x10);
+    const __m512i r_35 = _mm512_xor_si512(r_33, r_34);
+    const __m512i lo_9 = _mm512_clmulepi64_epi128(r_23, b_5, 0x00);
+    const __m512i hi_9 = _mm512_clmulepi64_epi128(r_23, b_5, 0x11);
+    const __m512i m_24 = _mm512_clmulepi64_epi128(r_23, b_5, 0x01);
+    const __m512i m_25 = _mm512_clmulepi64_epi128(r_23, b_5, 0x10);
+    const __m512i mi_9 = _mm512_xor_si512(m_24, m_25);
+    const __m512i poly_9 = _mm512_unpacklo_epi64(K2, K3);
+    const __m512i f_36 = _mm512_shuffle_epi32(lo_9, (_MM_PERM_ENUM)0x4e);
+    const __m512i f_37 = _mm512_xor_si512(mi_9, f_36);
+    const __m512i f_38 = _mm512_clmulepi64_epi128(lo_9, poly_9, 0x10);
+    const __m512i f_39 = _mm512_xor_si512(f_37, f_38);
+    const __m512i r_36 = _mm512_shuffle_epi32(f_39, (_MM_PERM_ENUM)0x4e);
+    const __m512i r_37 = _mm512_xor_si512(hi_9, r_36);
+    const __m512i r_38 = _mm512_clmulepi64_epi128(f_39, poly_9, 0x10);
+    const __m512i r_39 = _mm512_xor_si512(r_37, r_38);
+    /* H^32..H^1, twisted */
+    _mm512_storeu_si512((void *)(htable + 448), g_2);
+    _mm512_storeu_si512((void *)(htable + 384), r_15);
+    _mm512_storeu_si512((void *)(htable + 320), r_19);
+    _mm512_storeu_si512((void *)(htable + 256), r_23);
+    _mm512_storeu_si512((void *)(htable + 192), r_27);
+    _mm512_storeu_si512((void *)(htable + 128), r_31);
+    _mm512_storeu_si512((void *)(htable + 64), r_35);
+    _mm512_storeu_si512((void *)(htable + 0), r_39);
+    const __m512i xs = _mm512_shuffle_epi32(g_2, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_1 = _mm512_xor_si512(g_2, xs);
+    const __m512i xs_2 = _mm512_shuffle_epi32(r_15, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_3 = _mm512_xor_si512(r_15, xs_2);
+    const __m512i xs_4 = _mm512_shuffle_epi32(r_19, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_5 = _mm512_xor_si512(r_19, xs_4);
+    const __m512i xs_6 = _mm512_shuffle_epi32(r_23, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_7 = _mm512_xor_si512(r_23, xs_6);
+    const __m512i xs_8 = _mm512_shuffle_epi32(r_27, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_9 = _mm512_xor_si512(r_27, xs_8);
+    const __m512i xs_10 = _mm512_shuffle_epi32(r_31, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_11 = _mm512_xor_si512(r_31, xs_10);
+    const __m512i xs_12 = _mm512_shuffle_epi32(r_35, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_13 = _mm512_xor_si512(r_35, xs_12);
+    const __m512i xs_14 = _mm512_shuffle_epi32(r_39, (_MM_PERM_ENUM)0x4e);
+    const __m512i xs_15 = _mm512_xor_si512(r_39, xs_14);
+    const __m512i hs = _mm512_unpacklo_epi64(xs_9, xs_1);
+    _mm512_storeu_si512((void *)(htable + 704), hs);
+    const __m512i hs_1 = _mm512_unpacklo_epi64(xs_11, xs_3);
+    _mm512_storeu_si512((void *)(htable + 640), hs_1);
+    const __m512i hs_2 = _mm512_unpacklo_epi64(xs_13, xs_5);
+    _mm512_storeu_si512((void *)(htable + 576), hs_2);
+    const __m512i hs_3 = _mm512_unpacklo_epi64(xs_15, xs_7);
+    _mm512_storeu_si512((void *)(htable + 512), hs_3);
 }
 
 #endif

@@ -14,12 +14,12 @@ from pathlib import Path
 from aesgen import pipeline, reference_gcm
 from aesgen.algorithm import ghash
 from aesgen.emit import EMITTERS
-from aesgen.emit.c_ghash import (ISAS, Method, PairIsa, _live_lanes, body_path, pair_statements, programs,
-                                   run_tail, setup_path)
+from aesgen.emit.c_ghash import (ISAS, Method, PairIsa, _live_lanes, body_path, model_check, pair_statements,
+                                   programs, run_tail, setup_path)
 from aesgen.emit.c_simd import vector_statements
 from aesgen.targets import TargetError, load_target
 from aesgen.ir import Memory, Op, Program
-from aesgen.model import clmul64, execute
+from aesgen.model import ModelError, clmul64, execute
 
 
 def run_ghash(n, h, y, data, update=None, multiply="schoolbook", reduction="shifts"):
@@ -140,6 +140,44 @@ class Programs(unittest.TestCase):
     def test_a_vector_of_packed_half_sums_never_straddles_the_halves(self):
         with self.assertRaisesRegex(ValueError, "straddles the halves"):
             ghash.update(36, 4, multiply="karatsuba", reduction="clmul")     # 18 per half: blocks 16..19 straddle
+
+    def test_the_wide_set_up_writes_the_set_ups_table(self):
+        # every byte, for each width, multiply and reduction, packed half sums or not;
+        # fewer products than the narrow set-up's one per power
+        rng = random.Random(18)
+        for width in (2, 4):
+            for n in (width, 2 * width, 16, 32):
+                for multiply in ghash.MULTIPLIES:
+                    for reduction in ghash.REDUCTIONS:
+                        wide = ghash.setkey_wide(n, width, multiply, reduction)
+                        self.assertEqual(wide.lanes, 2 * width)
+                        h = rng.randbytes(16)
+                        want = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, multiply))}
+                        got = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, multiply))}
+                        execute(ghash.setkey(n, multiply=multiply, reduction=reduction), want)
+                        execute(wide, got)
+                        self.assertEqual(got["htable"], want["htable"], (width, n, multiply, reduction))
+        self.assertLess(ghash.setkey_wide(32, 4, "karatsuba", "clmul").count("clmul"),
+                        ghash.setkey(32, multiply="karatsuba", reduction="clmul").count("clmul") // 3)
+
+    def test_a_wide_set_up_needs_a_power_of_two_number_of_vectors(self):
+        self.assertTrue(ghash.wide_setkey_fits(32, 4))
+        self.assertFalse(ghash.wide_setkey_fits(24, 4))    # 6 vectors
+        self.assertFalse(ghash.wide_setkey_fits(8, 1))
+        with self.assertRaisesRegex(ValueError, "power-of-two number"):
+            ghash.setkey_wide(12, 4)
+        self.assertIsNone(programs(Method(24, 4, "karatsuba", "clmul")).setkey_wide)
+        self.assertIsNotNone(programs(Method(32, 4, "karatsuba", "clmul")).setkey_wide)
+
+    def test_a_wide_set_up_with_a_misplaced_power_is_caught(self):
+        # the model check compares the two set-ups' tables before it hashes anything
+        progs = programs(Method(32, 4, "karatsuba", "clmul"))
+        wide = progs.setkey_wide
+        k = max(i for i, op in enumerate(wide.ops) if op.code == "vst" and op.args[1] < 16 * 32)
+        op = wide.ops[k]
+        wide.ops[k] = Op("vst", None, (op.args[0], op.args[1] ^ 64, op.args[2]))
+        with self.assertRaisesRegex(ModelError, "wide set-up's table differs"):
+            model_check("test", progs, 5)
 
     def test_unknown_choices_are_refused(self):
         with self.assertRaisesRegex(ValueError, "multiply 'toom'"):

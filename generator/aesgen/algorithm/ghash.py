@@ -349,3 +349,67 @@ def setkey(powers: int, name: str | None = None, multiply: str = "schoolbook", r
         bld.note(f"H^{k}, twisted")
         store(k, twisted[k])
     return prog
+
+
+def wide_setkey_fits(powers: int, width: int) -> bool:
+    """Whether setkey_wide builds this table: vectors of 2 or 4 blocks, and the powers a
+    power-of-two number of vectors (each doubling multiplies every vector so far by one
+    broadcast power)."""
+    vectors = powers // width
+    return width in (2, 4) and powers % width == 0 and vectors & (vectors - 1) == 0
+
+
+def setkey_wide(powers: int, width: int, multiply: str = "schoolbook", reduction: str = "shifts") -> Program:
+    """The table of `setkey`, built `width` powers per vector: H^1..H^width in block 0
+    (log-depth products, as setkey's), gathered into one vector (H^width in block 0, the
+    table's order), then doublings: with the vectors so far covering H^1..H^m, each of
+    them times H^m broadcast to every block gives H^(m+1)..H^2m. A 32-power zmm table
+    takes 10 products (7 of them four blocks wide) instead of 31."""
+    _check_choices(multiply, reduction)
+    if not wide_setkey_fits(powers, width):
+        raise ValueError(f"setkey_wide: {powers} powers do not make a power-of-two number of "
+                         f"{width}-block vectors")
+    span = 16 * width
+    prog = Program("ghash_powers_wide", LANE, (
+        Memory("h", "bytes", 16, False), Memory("htable", "bytes", table_bytes(powers, multiply), True)),
+        lanes=2 * width)
+    bld = Builder(prog)
+
+    def product(a: str, b: str) -> str:
+        return _reduce(bld, *_product(bld, a, b), reduction)
+
+    def gather(values: list[str]) -> str:
+        """One vector of the values' blocks 0, the first in block 0."""
+        while len(values) > 1:      # [a0, a2, b0, b2] (zmm) or [a0, b0] (ymm): pairs, then pairs of pairs
+            values = [bld.shuffle("blocks", a, b, 0, hint="g") for a, b in zip(values[::2], values[1::2])]
+        return values[0]
+
+    def broadcast(v: str) -> str:
+        """v's block 0 in every block."""
+        for _ in range(width // 2):
+            v = bld.shuffle("blocks", v, v, 0, hint="b")
+        return v
+
+    h = bld.bswap(bld.vld128("h", 0, hint="hkey"), hint="hkey")
+    twisted = {1: _twist(bld, h)}          # twisted values are closed under products (setkey)
+    for k in range(2, width + 1):
+        twisted[k] = product(twisted[(k + 1) // 2], twisted[k // 2])
+    vectors = [gather([twisted[k] for k in range(width, 0, -1)])]
+    bld.note(f"H^{width}..H^1, twisted, one vector")
+    while width * len(vectors) < powers:
+        m = width * len(vectors)
+        step = broadcast(vectors[-1])      # H^m: the last vector's block 0
+        vectors += [product(v, step) for v in vectors]
+        bld.note(f"H^{2 * m}..H^1, twisted")
+    for j, v in enumerate(vectors):        # vector j: H^(width (j + 1))..H^(width j + 1)
+        bld.vst("htable", 16 * (powers - width * (j + 1)), v)
+    if multiply == "karatsuba":
+        sums = [_halves_sum(bld, v) for v in vectors]
+        for j, s in enumerate(sums):
+            at = powers - width * (j + 1)
+            if not packed_halves(powers, multiply):
+                bld.vst("htable", 16 * powers + 16 * at, s)
+            elif at < powers // 2:         # slot at: entry at's half sum low, entry at + powers/2's high
+                partner = sums[j - powers // (2 * width)]
+                bld.vst("htable", 16 * powers + 16 * at, bld.shuffle("unpacklo", s, partner, LANE, hint="hs"))
+    return prog

@@ -231,6 +231,8 @@ class Programs:
     # tails of at least one vector (ghash.tail_wide), vectors wider than a block: the
     # whole tail in one reduction, its whole vectors at full width (no `half` then)
     tail_wide: tuple[Program, Program, Program] | None = None
+    # the set-up at the update's width (ghash.setkey_wide), where its table fits
+    setkey_wide: Program | None = None
 
     @property
     def blocks(self) -> int:
@@ -264,7 +266,9 @@ def programs(m: Method) -> Programs:
                     ghash.update(half, m.width, f"ghash_update_x{half}_of_{m.blocks}", m.multiply, m.reduction,
                                  table_powers=m.blocks)
                     if m.blocks >= HALF_UPDATE_FROM and half % m.width == 0 and not wide else None,
-                    ghash.tail_wide(m.width, m.multiply, m.reduction, packed) if wide else None)
+                    ghash.tail_wide(m.width, m.multiply, m.reduction, packed) if wide else None,
+                    ghash.setkey_wide(m.blocks, m.width, m.multiply, m.reduction)
+                    if m.width > 1 and ghash.wide_setkey_fits(m.blocks, m.width) else None)
 
 
 def _tail_reads_half(m: Method) -> bool:
@@ -322,6 +326,11 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
         h = rng.randbytes(16) if trial else reference_gcm.hash_key(bytes(16))
         mem = {"h": bytearray(h), "htable": bytearray(ghash.table_bytes(n, progs.method.multiply))}
         execute(progs.setkey, mem)
+        if progs.setkey_wide:          # the same table, every byte
+            wide = bytearray(len(mem["htable"]))
+            execute(progs.setkey_wide, {"h": bytearray(h), "htable": wide})
+            if wide != mem["htable"]:
+                raise ModelError(f"{label}: key {h.hex()}: the wide set-up's table differs from the set-up's")
         tails = list(range(1, n))      # every tail length, after the N-block update
         half = n // 2 if progs.half else 0   # and the update of N/2 blocks, after it
         y, data = rng.randbytes(16), rng.randbytes(16 * (n + half + sum(tails)))
@@ -346,7 +355,8 @@ def model_check(label: str, progs: Programs, seed: int) -> str:
                  f"blocks on, {m.width} blocks per vector)")
     if progs.half:
         tails = f", the {n // 2}-block update on the table's last powers" + tails
-    return (f"the model ran the hash-key set-up, the {n}-block update ({per}{m.multiply} products, reduction "
+    setup = "the hash-key set-up" + (f" (and the {m.width}-block-wide one: the same table)" if progs.setkey_wide else "")
+    return (f"the model ran {setup}, the {n}-block update ({per}{m.multiply} products, reduction "
             f"by {m.reduction}){tails}, chained, "
             f"on the key of the zero AES key and {MODEL_TRIALS - 1} random ones (seed {seed:#010x}) "
             f"against the reference GHASH")
@@ -436,14 +446,18 @@ def render_body(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> s
         how = f"{MULTIPLY_WIDE[isa.processor]} on {isa.vector_bits}-bit vectors, {width} blocks each"
     summary = [
         f"GHASH update, {n} block{'s' if n > 1 else ''} per reduction; {m.multiply} products, reduction by "
-        f"{m.reduction}; carry-less multiply: {how}. The set-up and tails are in {setup_path(isa, m)}. "
-        f"Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` "
-        f"attribute) first.",
+        f"{m.reduction}; carry-less multiply: {how}. "
+        + (f"The tails are in {setup_path(isa, m)}; the set-up, at this width, is here. " if progs.setkey_wide
+           else f"The set-up and tails are in {setup_path(isa, m)}. ")
+        + "Included by every GHASH variant spelled this way; each defines GHASH_ISA (its `target` "
+        "attribute) first.",
         f"Update: {progs.update.alu_count()} operations per {n} blocks ({progs.update.count('clmul')} "
         f"carry-less multiplies)"
         + (f"; {progs.half.alu_count()} per {n // 2} blocks on the table's last powers." if progs.half else "")
         + (f"; the tail's vectors {progs.tail_wide[1].alu_count()} operations each, "
-           f"{progs.tail_wide[2].alu_count()} to reduce." if progs.tail_wide else "."),
+           f"{progs.tail_wide[2].alu_count()} to reduce" if progs.tail_wide else "")
+        + (f"; the set-up {progs.setkey_wide.alu_count()} operations ({progs.setkey_wide.count('clmul')} "
+           f"carry-less multiplies; on 128-bit vectors {progs.setkey.alu_count()})." if progs.setkey_wide else "."),
         f"Verified: {verified}.",
     ]
     return _header(renderer, "c_ghash/body.h.j2", path, summary, guard, isa, blocks=n, width=width,
@@ -451,7 +465,8 @@ def render_body(isa: Isa | PairIsa, m: Method, renderer, guard: str | None) -> s
                    setup=setup_path(isa, m), update=_print(isa, progs.update, wide=True),
                    half=_print(isa, progs.half, wide=True) if progs.half else None,
                    tail_half=_tail_reads_half(m),
-                   tail_wide=[_print(isa, p, wide=True) for p in progs.tail_wide] if progs.tail_wide else None)
+                   tail_wide=[_print(isa, p, wide=True) for p in progs.tail_wide] if progs.tail_wide else None,
+                   setkey_wide=_print(isa, progs.setkey_wide, wide=True) if progs.setkey_wide else None)
 
 
 @dataclass(frozen=True)
@@ -539,6 +554,7 @@ class CGhashEmitter(Emitter):
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "blocks": n,
                  "half": n // 2 if built.programs.half else 0,
                  "tail_wide": built.programs.tail_wide is not None,
+                 "setkey_wide": built.programs.setkey_wide is not None,
                  "rank": v.rank, "features": c_mask(v.target.cpu_features),
                  "table_bytes": ghash.table_bytes(n, m.multiply),
                  "table": ghash.table_layout(n, m.multiply),

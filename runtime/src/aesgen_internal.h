@@ -125,6 +125,8 @@ uint32_t aesgen_cpu_features(void);
 void aesgen_cpu_id_text(char *buf, size_t n);
 const aesgen_cpu_preference *aesgen_cpu_preference_active(void);
 const aesgen_cpu_preference *aesgen_cpu_preference_of(const aesgen_cpu_id *id);
+/* That model's vendor, AESGEN_CPU_VENDOR_* (UNKNOWN off x86-64). */
+int aesgen_cpu_vendor(void);
 
 /* The rank dispatch gives a variant of `backend` whose own rank is `rank` under
  * `pref` (NULL: unchanged); and the picks for given features and preference, which

@@ -188,6 +188,12 @@ const aesgen_cpu_preference *aesgen_cpu_preference_active(void)
     return cpu_preference;
 }
 
+int aesgen_cpu_vendor(void)
+{
+    ensure_init();
+    return cpu_id.vendor;
+}
+
 void aesgen_cpu_id_text(char *buf, size_t n)
 {
     ensure_init();

@@ -369,7 +369,6 @@ def setkey_wide(powers: int, width: int, multiply: str = "schoolbook", reduction
     if not wide_setkey_fits(powers, width):
         raise ValueError(f"setkey_wide: {powers} powers do not make a power-of-two number of "
                          f"{width}-block vectors")
-    span = 16 * width
     prog = Program("ghash_powers_wide", LANE, (
         Memory("h", "bytes", 16, False), Memory("htable", "bytes", table_bytes(powers, multiply), True)),
         lanes=2 * width)

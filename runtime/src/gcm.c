@@ -591,27 +591,48 @@ static int check_message(const aesgen_gcm_key *key, const uint8_t *iv, size_t iv
  * call and one GHASH call, through one staging buffer laid out as the hash input (the
  * AAD, the text, the lengths block, after 16 bytes of headroom). The 16 bytes before
  * the text (the AAD's last block, or the headroom) are lent to J0: one CTR call from
- * J0 gives E_K(J0) and the text's keystream together, in place. */
+ * J0 gives E_K(J0) (that block's output XOR its input) and the text's keystream
+ * together. */
 #define HEADROOM 16
 
-static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t *text, size_t t,
-                        uint8_t ek0[16])
+/* blocks blocks from in to out by CTR from J0 = IV || 1 (the text counts from inc32(J0)
+ * and never wraps here). */
+static void ctr_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t *out, const uint8_t *in,
+                   size_t blocks)
 {
-    uint8_t *const slot = text - 16;
-    uint8_t saved[16], counter[16];
-    memcpy(saved, slot, 16);
-    memset(slot, 0, 16);
-    /* J0 = IV || 1 (the text counts from inc32(J0) and never wraps here), written as two
-     * 8-byte halves: the CTR loops read it so, and a load spanning two stores stalls */
+    /* J0 written as two 8-byte halves: the CTR loops read it so, and a load spanning
+     * two stores stalls */
+    uint8_t counter[16];
     memcpy(counter, iv, 8);
     aesgen_store_be64(counter + 8, (uint64_t)aesgen_load_be32(iv + 8) << 32 | 1);
     const aesgen_variant *v = kstate(key)->aes;
     if (v->ctr_low64 && v->align == 0) /* the low 64 bits, at most 2^64 - 2^32 + 1, never wrap here */
-        v->ctr(schedule(key), slot, slot, 1 + t / 16, counter);
+        v->ctr(schedule(key), out, in, blocks, counter);
     else
-        aesgen_variant_ctr(v, schedule(key), slot, slot, 1 + t / 16, counter);
+        aesgen_variant_ctr(v, schedule(key), out, in, blocks, counter);
+}
+
+/* In place (a seal): the lent block saved, zeroed for the call and put back, each by
+ * one 16-byte move (the loop's load then forwards from the zeroing store, and GHASH's
+ * from the restoring one). */
+static void ctr_from_j0(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t *text, size_t t,
+                        uint8_t ek0[16])
+{
+    uint8_t *const slot = text - 16;
+    uint8_t saved[16];
+    memcpy(saved, slot, 16);
+    memset(slot, 0, 16);
+    ctr_j0(key, iv, slot, slot, 1 + t / 16);
     memcpy(ek0, slot, 16);
     memcpy(slot, saved, 16);
+}
+
+/* From the staged text `in` into another buffer (an open): the lent block is read only. */
+static void ctr_from_j0_into(const aesgen_gcm_key *key, const uint8_t iv[12], uint8_t *out, const uint8_t *in,
+                             size_t t, uint8_t ek0[16])
+{
+    ctr_j0(key, iv, out - 16, in - 16, 1 + t / 16);
+    aesgen_xor_words(ek0, out - 16, in - 16, 16);
 }
 
 static void seal_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
@@ -630,27 +651,26 @@ static void seal_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8
     aesgen_wipe16(ek0);
 }
 
-/* The text is decrypted in a second buffer, so that the CTR call and the hash of the
- * staged ciphertext, which do not depend on each other, overlap (one after the other in
- * one buffer, 64- and 256-byte opens took 1.06x and 1.14x as long on Zen 5); the
- * plaintext is copied out only when the tag matches and wiped either way. */
+/* The staged ciphertext is decrypted into a second buffer, so that the CTR call and its
+ * hash, which do not depend on each other, overlap (one after the other in one buffer,
+ * 64- and 256-byte opens took 1.06x and 1.14x as long on Zen 5); the plaintext is copied
+ * out only when the tag matches and wiped either way. */
 static int open_short(const aesgen_gcm_key *key, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
                       uint8_t *out, const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len)
 {
-    _Alignas(16) uint8_t buf[SHORT_MESSAGE_BYTES], plain[HEADROOM + SHORT_MESSAGE_BYTES];
-    uint8_t *const text = plain + HEADROOM;
+    _Alignas(16) uint8_t buf[HEADROOM + SHORT_MESSAGE_BYTES], plain[HEADROOM + SHORT_MESSAGE_BYTES];
+    uint8_t *const g = buf + HEADROOM, *const text = plain + HEADROOM;
     uint8_t y[16] = {0}, ek0[16], full[16];
-    const size_t n = stage_message(buf, aad, aad_len, in, len);
-    memset(plain, 0, HEADROOM);
-    copy_padded(text, in, len);
-    ctr_from_j0(key, iv, text, pad16(len), ek0);
-    kstate(key)->ghash->update(htable(key), y, buf, n);
+    memset(buf, 0, HEADROOM);
+    const size_t n = stage_message(g, aad, aad_len, in, len);
+    ctr_from_j0_into(key, iv, text, g + pad16(aad_len), pad16(len), ek0);
+    kstate(key)->ghash->update(htable(key), y, g, n);
     aesgen_xor_words(full, y, ek0, 16);
     const int differs = aesgen_differs_public(full, tag, tag_len);
     if (!differs)
         aesgen_copy_short(out, text, len);
-    for (size_t i = 0; i < len; i += 16)
-        aesgen_wipe16(text + i);
+    for (size_t i = 0; i < len + 16; i += 16) /* the plaintext, and E_K(J0) masked before it */
+        aesgen_wipe16(plain + i);
     aesgen_wipe16(ek0);
     aesgen_wipe16(full);
     return differs ? AESGEN_ERR_AUTH : AESGEN_OK;

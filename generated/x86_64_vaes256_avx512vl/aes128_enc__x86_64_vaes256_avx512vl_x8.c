@@ -19,7 +19,7 @@
  * cbc_lanes (4 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
  * gcm_seal: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
  * gcm_open: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 232 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 256 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 35, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 16 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -80,9 +80,9 @@ const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8 = {
     .gcm_seal = aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_seal,
     .gcm_open = aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_gcm_open,
     .cbc_lanes = {
-        { 16, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16 },
-        { 8, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8 },
-        { 4, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4 },
+        { 16, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes16, 1 },
+        { 8, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes8, 1 },
+        { 4, aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_cbc_lanes4, 1 },
     },
 };
 

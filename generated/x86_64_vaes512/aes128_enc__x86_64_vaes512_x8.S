@@ -14,12 +14,12 @@
  * cbc: resident: all 11 round keys resident; 1 data, 0 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
  * xts_units: resident: all 11 round keys resident; 8 data, 8 loop-carried, 1 temporary; 28 of 32 registers.
- * cbc_lanes (32 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers.
- * cbc_lanes (16 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers.
- * cbc_lanes (8 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers.
+ * cbc_lanes (32 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 8 temporaries; 27 of 32 registers.
+ * cbc_lanes (16 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 8 temporaries; 23 of 32 registers.
+ * cbc_lanes (8 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 8 temporaries; 21 of 32 registers.
  * gcm_seal: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
  * gcm_open: resident: all 11 round keys resident; 8 data, 3 loop-carried, 8 temporaries; 30 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 256 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 5 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 280 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -1241,7 +1241,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_xts_units:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_xts_units, .-aesgen_aes128_enc__x86_64_vaes512_x8_xts_units
 
-/* cbc_lanes (32 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 1 temporary; 20 of 32 registers; 80 AES instructions. */
+/* cbc_lanes (32 lanes): resident: all 11 round keys resident; 8 data, 0 loop-carried, 8 temporaries; 27 of 32 registers; 160 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32
 	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32
 	.type aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32, @function
@@ -1249,17 +1249,17 @@ aesgen_aes128_enc__x86_64_vaes512_x8_xts_units:
 aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm9  # k0
-	vbroadcasti32x4 16(%rdi), %zmm10  # k1
-	vbroadcasti32x4 32(%rdi), %zmm11  # k2
-	vbroadcasti32x4 48(%rdi), %zmm12  # k3
-	vbroadcasti32x4 64(%rdi), %zmm13  # k4
-	vbroadcasti32x4 80(%rdi), %zmm14  # k5
-	vbroadcasti32x4 96(%rdi), %zmm15  # k6
-	vbroadcasti32x4 112(%rdi), %zmm16  # k7
-	vbroadcasti32x4 128(%rdi), %zmm17  # k8
-	vbroadcasti32x4 144(%rdi), %zmm18  # k9
-	vbroadcasti32x4 160(%rdi), %zmm19  # k10
+	vbroadcasti32x4 (%rdi), %zmm16  # k0
+	vbroadcasti32x4 16(%rdi), %zmm17  # k1
+	vbroadcasti32x4 32(%rdi), %zmm18  # k2
+	vbroadcasti32x4 48(%rdi), %zmm19  # k3
+	vbroadcasti32x4 64(%rdi), %zmm20  # k4
+	vbroadcasti32x4 80(%rdi), %zmm21  # k5
+	vbroadcasti32x4 96(%rdi), %zmm22  # k6
+	vbroadcasti32x4 112(%rdi), %zmm23  # k7
+	vbroadcasti32x4 128(%rdi), %zmm24  # k8
+	vbroadcasti32x4 144(%rdi), %zmm25  # k9
+	vbroadcasti32x4 160(%rdi), %zmm26  # k10
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
 	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
 	vmovdqu64 128(%r8), %zmm2  # chain values of lanes 8..11
@@ -1269,137 +1269,180 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32:
 	vmovdqu64 384(%r8), %zmm6  # chain values of lanes 24..27
 	vmovdqu64 448(%r8), %zmm7  # chain values of lanes 28..31
 	movq $0, %r9
-	testq %rcx, %rcx
-	jz .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_done
-.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_step:
+	cmpq $4, %rcx
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_steps
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_lines:
 	movq (%rdx), %rax  # in[0]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 8(%rdx), %rax  # in[1]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 16(%rdx), %rax  # in[2]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 24(%rdx), %rax  # in[3]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm0
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 512(%r8)  # step 0 of lanes 0..3
+	vmovdqu64 %zmm9, 1024(%r8)  # step 1 of lanes 0..3
+	vmovdqu64 %zmm10, 1536(%r8)  # step 2 of lanes 0..3
+	vmovdqu64 %zmm11, 2048(%r8)  # step 3 of lanes 0..3
 	movq 32(%rdx), %rax  # in[4]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 40(%rdx), %rax  # in[5]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 48(%rdx), %rax  # in[6]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 56(%rdx), %rax  # in[7]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm1
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 576(%r8)
+	vmovdqu64 %zmm9, 1088(%r8)
+	vmovdqu64 %zmm10, 1600(%r8)
+	vmovdqu64 %zmm11, 2112(%r8)
 	movq 64(%rdx), %rax  # in[8]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 72(%rdx), %rax  # in[9]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 80(%rdx), %rax  # in[10]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 88(%rdx), %rax  # in[11]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm2
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 640(%r8)
+	vmovdqu64 %zmm9, 1152(%r8)
+	vmovdqu64 %zmm10, 1664(%r8)
+	vmovdqu64 %zmm11, 2176(%r8)
 	movq 96(%rdx), %rax  # in[12]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 104(%rdx), %rax  # in[13]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 112(%rdx), %rax  # in[14]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 120(%rdx), %rax  # in[15]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm3
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 704(%r8)
+	vmovdqu64 %zmm9, 1216(%r8)
+	vmovdqu64 %zmm10, 1728(%r8)
+	vmovdqu64 %zmm11, 2240(%r8)
 	movq 128(%rdx), %rax  # in[16]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 136(%rdx), %rax  # in[17]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 144(%rdx), %rax  # in[18]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 152(%rdx), %rax  # in[19]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm4
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 768(%r8)
+	vmovdqu64 %zmm9, 1280(%r8)
+	vmovdqu64 %zmm10, 1792(%r8)
+	vmovdqu64 %zmm11, 2304(%r8)
 	movq 160(%rdx), %rax  # in[20]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 168(%rdx), %rax  # in[21]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 176(%rdx), %rax  # in[22]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 184(%rdx), %rax  # in[23]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm5
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 832(%r8)
+	vmovdqu64 %zmm9, 1344(%r8)
+	vmovdqu64 %zmm10, 1856(%r8)
+	vmovdqu64 %zmm11, 2368(%r8)
 	movq 192(%rdx), %rax  # in[24]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 200(%rdx), %rax  # in[25]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 208(%rdx), %rax  # in[26]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 216(%rdx), %rax  # in[27]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm6
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 896(%r8)
+	vmovdqu64 %zmm9, 1408(%r8)
+	vmovdqu64 %zmm10, 1920(%r8)
+	vmovdqu64 %zmm11, 2432(%r8)
 	movq 224(%rdx), %rax  # in[28]
-	vmovdqu64 (%rax,%r9), %xmm8
+	vmovdqu64 (%rax,%r9), %zmm8
 	movq 232(%rdx), %rax  # in[29]
-	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm9
 	movq 240(%rdx), %rax  # in[30]
-	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	vmovdqu64 (%rax,%r9), %zmm10
 	movq 248(%rdx), %rax  # in[31]
-	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
-	vpternlogq $0x96, %zmm9, %zmm8, %zmm7
-	vaesenc %zmm10, %zmm0, %zmm0
-	vaesenc %zmm10, %zmm1, %zmm1
-	vaesenc %zmm10, %zmm2, %zmm2
-	vaesenc %zmm10, %zmm3, %zmm3
-	vaesenc %zmm10, %zmm4, %zmm4
-	vaesenc %zmm10, %zmm5, %zmm5
-	vaesenc %zmm10, %zmm6, %zmm6
-	vaesenc %zmm10, %zmm7, %zmm7
-	vaesenc %zmm11, %zmm0, %zmm0
-	vaesenc %zmm11, %zmm1, %zmm1
-	vaesenc %zmm11, %zmm2, %zmm2
-	vaesenc %zmm11, %zmm3, %zmm3
-	vaesenc %zmm11, %zmm4, %zmm4
-	vaesenc %zmm11, %zmm5, %zmm5
-	vaesenc %zmm11, %zmm6, %zmm6
-	vaesenc %zmm11, %zmm7, %zmm7
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenc %zmm12, %zmm2, %zmm2
-	vaesenc %zmm12, %zmm3, %zmm3
-	vaesenc %zmm12, %zmm4, %zmm4
-	vaesenc %zmm12, %zmm5, %zmm5
-	vaesenc %zmm12, %zmm6, %zmm6
-	vaesenc %zmm12, %zmm7, %zmm7
-	vaesenc %zmm13, %zmm0, %zmm0
-	vaesenc %zmm13, %zmm1, %zmm1
-	vaesenc %zmm13, %zmm2, %zmm2
-	vaesenc %zmm13, %zmm3, %zmm3
-	vaesenc %zmm13, %zmm4, %zmm4
-	vaesenc %zmm13, %zmm5, %zmm5
-	vaesenc %zmm13, %zmm6, %zmm6
-	vaesenc %zmm13, %zmm7, %zmm7
-	vaesenc %zmm14, %zmm0, %zmm0
-	vaesenc %zmm14, %zmm1, %zmm1
-	vaesenc %zmm14, %zmm2, %zmm2
-	vaesenc %zmm14, %zmm3, %zmm3
-	vaesenc %zmm14, %zmm4, %zmm4
-	vaesenc %zmm14, %zmm5, %zmm5
-	vaesenc %zmm14, %zmm6, %zmm6
-	vaesenc %zmm14, %zmm7, %zmm7
-	vaesenc %zmm15, %zmm0, %zmm0
-	vaesenc %zmm15, %zmm1, %zmm1
-	vaesenc %zmm15, %zmm2, %zmm2
-	vaesenc %zmm15, %zmm3, %zmm3
-	vaesenc %zmm15, %zmm4, %zmm4
-	vaesenc %zmm15, %zmm5, %zmm5
-	vaesenc %zmm15, %zmm6, %zmm6
-	vaesenc %zmm15, %zmm7, %zmm7
-	vaesenc %zmm16, %zmm0, %zmm0
-	vaesenc %zmm16, %zmm1, %zmm1
-	vaesenc %zmm16, %zmm2, %zmm2
-	vaesenc %zmm16, %zmm3, %zmm3
-	vaesenc %zmm16, %zmm4, %zmm4
-	vaesenc %zmm16, %zmm5, %zmm5
-	vaesenc %zmm16, %zmm6, %zmm6
-	vaesenc %zmm16, %zmm7, %zmm7
+	vmovdqu64 (%rax,%r9), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	vmovdqu64 %zmm8, 960(%r8)
+	vmovdqu64 %zmm9, 1472(%r8)
+	vmovdqu64 %zmm10, 1984(%r8)
+	vmovdqu64 %zmm11, 2496(%r8)
+	leaq 512(%r8), %r10
+	leaq 2560(%r8), %r11
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_line_step:
+	vpternlogq $0x96, (%r10), %zmm16, %zmm0
+	vpternlogq $0x96, 64(%r10), %zmm16, %zmm1
+	vpternlogq $0x96, 128(%r10), %zmm16, %zmm2
+	vpternlogq $0x96, 192(%r10), %zmm16, %zmm3
+	vpternlogq $0x96, 256(%r10), %zmm16, %zmm4
+	vpternlogq $0x96, 320(%r10), %zmm16, %zmm5
+	vpternlogq $0x96, 384(%r10), %zmm16, %zmm6
+	vpternlogq $0x96, 448(%r10), %zmm16, %zmm7
 	vaesenc %zmm17, %zmm0, %zmm0
 	vaesenc %zmm17, %zmm1, %zmm1
 	vaesenc %zmm17, %zmm2, %zmm2
@@ -1416,14 +1459,401 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32:
 	vaesenc %zmm18, %zmm5, %zmm5
 	vaesenc %zmm18, %zmm6, %zmm6
 	vaesenc %zmm18, %zmm7, %zmm7
-	vaesenclast %zmm19, %zmm0, %zmm0
-	vaesenclast %zmm19, %zmm1, %zmm1
-	vaesenclast %zmm19, %zmm2, %zmm2
-	vaesenclast %zmm19, %zmm3, %zmm3
-	vaesenclast %zmm19, %zmm4, %zmm4
-	vaesenclast %zmm19, %zmm5, %zmm5
-	vaesenclast %zmm19, %zmm6, %zmm6
-	vaesenclast %zmm19, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm6, %zmm6
+	vaesenc %zmm20, %zmm7, %zmm7
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm22, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm4, %zmm4
+	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm22, %zmm6, %zmm6
+	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm1, %zmm1
+	vaesenc %zmm23, %zmm2, %zmm2
+	vaesenc %zmm23, %zmm3, %zmm3
+	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm23, %zmm5, %zmm5
+	vaesenc %zmm23, %zmm6, %zmm6
+	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm24, %zmm5, %zmm5
+	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm25, %zmm4, %zmm4
+	vaesenc %zmm25, %zmm5, %zmm5
+	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenclast %zmm26, %zmm0, %zmm0
+	vaesenclast %zmm26, %zmm1, %zmm1
+	vaesenclast %zmm26, %zmm2, %zmm2
+	vaesenclast %zmm26, %zmm3, %zmm3
+	vaesenclast %zmm26, %zmm4, %zmm4
+	vaesenclast %zmm26, %zmm5, %zmm5
+	vaesenclast %zmm26, %zmm6, %zmm6
+	vaesenclast %zmm26, %zmm7, %zmm7
+	vmovdqu64 %zmm0, (%r10)
+	vmovdqu64 %zmm1, 64(%r10)
+	vmovdqu64 %zmm2, 128(%r10)
+	vmovdqu64 %zmm3, 192(%r10)
+	vmovdqu64 %zmm4, 256(%r10)
+	vmovdqu64 %zmm5, 320(%r10)
+	vmovdqu64 %zmm6, 384(%r10)
+	vmovdqu64 %zmm7, 448(%r10)
+	addq $512, %r10
+	cmpq %r11, %r10
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_line_step
+	vmovdqu64 512(%r8), %zmm8
+	vmovdqu64 1024(%r8), %zmm9
+	vmovdqu64 1536(%r8), %zmm10
+	vmovdqu64 2048(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 576(%r8), %zmm8
+	vmovdqu64 1088(%r8), %zmm9
+	vmovdqu64 1600(%r8), %zmm10
+	vmovdqu64 2112(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 640(%r8), %zmm8
+	vmovdqu64 1152(%r8), %zmm9
+	vmovdqu64 1664(%r8), %zmm10
+	vmovdqu64 2176(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 704(%r8), %zmm8
+	vmovdqu64 1216(%r8), %zmm9
+	vmovdqu64 1728(%r8), %zmm10
+	vmovdqu64 2240(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 768(%r8), %zmm8
+	vmovdqu64 1280(%r8), %zmm9
+	vmovdqu64 1792(%r8), %zmm10
+	vmovdqu64 2304(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 128(%rsi), %rax  # out[16]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 136(%rsi), %rax  # out[17]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 144(%rsi), %rax  # out[18]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 152(%rsi), %rax  # out[19]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 832(%r8), %zmm8
+	vmovdqu64 1344(%r8), %zmm9
+	vmovdqu64 1856(%r8), %zmm10
+	vmovdqu64 2368(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 160(%rsi), %rax  # out[20]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 168(%rsi), %rax  # out[21]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 176(%rsi), %rax  # out[22]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 184(%rsi), %rax  # out[23]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 896(%r8), %zmm8
+	vmovdqu64 1408(%r8), %zmm9
+	vmovdqu64 1920(%r8), %zmm10
+	vmovdqu64 2432(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 192(%rsi), %rax  # out[24]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 200(%rsi), %rax  # out[25]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 208(%rsi), %rax  # out[26]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 216(%rsi), %rax  # out[27]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	vmovdqu64 960(%r8), %zmm8
+	vmovdqu64 1472(%r8), %zmm9
+	vmovdqu64 1984(%r8), %zmm10
+	vmovdqu64 2496(%r8), %zmm11
+	vshufi64x2 $68, %zmm9, %zmm8, %zmm12
+	vshufi64x2 $238, %zmm9, %zmm8, %zmm13
+	vshufi64x2 $68, %zmm11, %zmm10, %zmm14
+	vshufi64x2 $238, %zmm11, %zmm10, %zmm15
+	vshufi64x2 $136, %zmm14, %zmm12, %zmm8
+	vshufi64x2 $221, %zmm14, %zmm12, %zmm9
+	vshufi64x2 $136, %zmm15, %zmm13, %zmm10
+	vshufi64x2 $221, %zmm15, %zmm13, %zmm11
+	movq 224(%rsi), %rax  # out[28]
+	vmovdqu64 %zmm8, (%rax,%r9)
+	movq 232(%rsi), %rax  # out[29]
+	vmovdqu64 %zmm9, (%rax,%r9)
+	movq 240(%rsi), %rax  # out[30]
+	vmovdqu64 %zmm10, (%rax,%r9)
+	movq 248(%rsi), %rax  # out[31]
+	vmovdqu64 %zmm11, (%rax,%r9)
+	addq $64, %r9
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_lines
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_steps:
+	testq %rcx, %rcx
+	jz .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_done
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32_step:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 8(%rdx), %rax  # in[1]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 16(%rdx), %rax  # in[2]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 24(%rdx), %rax  # in[3]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm0
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 40(%rdx), %rax  # in[5]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 48(%rdx), %rax  # in[6]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 56(%rdx), %rax  # in[7]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm1
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 72(%rdx), %rax  # in[9]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 80(%rdx), %rax  # in[10]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 88(%rdx), %rax  # in[11]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm2
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 104(%rdx), %rax  # in[13]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 112(%rdx), %rax  # in[14]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 120(%rdx), %rax  # in[15]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm3
+	movq 128(%rdx), %rax  # in[16]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 136(%rdx), %rax  # in[17]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 144(%rdx), %rax  # in[18]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 152(%rdx), %rax  # in[19]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm4
+	movq 160(%rdx), %rax  # in[20]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 168(%rdx), %rax  # in[21]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 176(%rdx), %rax  # in[22]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 184(%rdx), %rax  # in[23]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm5
+	movq 192(%rdx), %rax  # in[24]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 200(%rdx), %rax  # in[25]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 208(%rdx), %rax  # in[26]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 216(%rdx), %rax  # in[27]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm6
+	movq 224(%rdx), %rax  # in[28]
+	vmovdqu64 (%rax,%r9), %xmm8
+	movq 232(%rdx), %rax  # in[29]
+	vinserti32x4 $1, (%rax,%r9), %zmm8, %zmm8
+	movq 240(%rdx), %rax  # in[30]
+	vinserti32x4 $2, (%rax,%r9), %zmm8, %zmm8
+	movq 248(%rdx), %rax  # in[31]
+	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
+	vpternlogq $0x96, %zmm16, %zmm8, %zmm7
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm4, %zmm4
+	vaesenc %zmm17, %zmm5, %zmm5
+	vaesenc %zmm17, %zmm6, %zmm6
+	vaesenc %zmm17, %zmm7, %zmm7
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm4, %zmm4
+	vaesenc %zmm18, %zmm5, %zmm5
+	vaesenc %zmm18, %zmm6, %zmm6
+	vaesenc %zmm18, %zmm7, %zmm7
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm4, %zmm4
+	vaesenc %zmm20, %zmm5, %zmm5
+	vaesenc %zmm20, %zmm6, %zmm6
+	vaesenc %zmm20, %zmm7, %zmm7
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm4, %zmm4
+	vaesenc %zmm21, %zmm5, %zmm5
+	vaesenc %zmm21, %zmm6, %zmm6
+	vaesenc %zmm21, %zmm7, %zmm7
+	vaesenc %zmm22, %zmm0, %zmm0
+	vaesenc %zmm22, %zmm1, %zmm1
+	vaesenc %zmm22, %zmm2, %zmm2
+	vaesenc %zmm22, %zmm3, %zmm3
+	vaesenc %zmm22, %zmm4, %zmm4
+	vaesenc %zmm22, %zmm5, %zmm5
+	vaesenc %zmm22, %zmm6, %zmm6
+	vaesenc %zmm22, %zmm7, %zmm7
+	vaesenc %zmm23, %zmm0, %zmm0
+	vaesenc %zmm23, %zmm1, %zmm1
+	vaesenc %zmm23, %zmm2, %zmm2
+	vaesenc %zmm23, %zmm3, %zmm3
+	vaesenc %zmm23, %zmm4, %zmm4
+	vaesenc %zmm23, %zmm5, %zmm5
+	vaesenc %zmm23, %zmm6, %zmm6
+	vaesenc %zmm23, %zmm7, %zmm7
+	vaesenc %zmm24, %zmm0, %zmm0
+	vaesenc %zmm24, %zmm1, %zmm1
+	vaesenc %zmm24, %zmm2, %zmm2
+	vaesenc %zmm24, %zmm3, %zmm3
+	vaesenc %zmm24, %zmm4, %zmm4
+	vaesenc %zmm24, %zmm5, %zmm5
+	vaesenc %zmm24, %zmm6, %zmm6
+	vaesenc %zmm24, %zmm7, %zmm7
+	vaesenc %zmm25, %zmm0, %zmm0
+	vaesenc %zmm25, %zmm1, %zmm1
+	vaesenc %zmm25, %zmm2, %zmm2
+	vaesenc %zmm25, %zmm3, %zmm3
+	vaesenc %zmm25, %zmm4, %zmm4
+	vaesenc %zmm25, %zmm5, %zmm5
+	vaesenc %zmm25, %zmm6, %zmm6
+	vaesenc %zmm25, %zmm7, %zmm7
+	vaesenclast %zmm26, %zmm0, %zmm0
+	vaesenclast %zmm26, %zmm1, %zmm1
+	vaesenclast %zmm26, %zmm2, %zmm2
+	vaesenclast %zmm26, %zmm3, %zmm3
+	vaesenclast %zmm26, %zmm4, %zmm4
+	vaesenclast %zmm26, %zmm5, %zmm5
+	vaesenclast %zmm26, %zmm6, %zmm6
+	vaesenclast %zmm26, %zmm7, %zmm7
 	movq (%rsi), %rax  # out[0]
 	vmovdqu64 %xmm0, (%rax,%r9)
 	movq 8(%rsi), %rax  # out[1]
@@ -1505,7 +1935,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32, .-aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32
 
-/* cbc_lanes (16 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 1 temporary; 16 of 32 registers; 40 AES instructions. */
+/* cbc_lanes (16 lanes): resident: all 11 round keys resident; 4 data, 0 loop-carried, 8 temporaries; 23 of 32 registers; 80 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16
 	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16
 	.type aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16, @function
@@ -1513,22 +1943,244 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes32:
 aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm5  # k0
-	vbroadcasti32x4 16(%rdi), %zmm6  # k1
-	vbroadcasti32x4 32(%rdi), %zmm7  # k2
-	vbroadcasti32x4 48(%rdi), %zmm8  # k3
-	vbroadcasti32x4 64(%rdi), %zmm9  # k4
-	vbroadcasti32x4 80(%rdi), %zmm10  # k5
-	vbroadcasti32x4 96(%rdi), %zmm11  # k6
-	vbroadcasti32x4 112(%rdi), %zmm12  # k7
-	vbroadcasti32x4 128(%rdi), %zmm13  # k8
-	vbroadcasti32x4 144(%rdi), %zmm14  # k9
-	vbroadcasti32x4 160(%rdi), %zmm15  # k10
+	vbroadcasti32x4 (%rdi), %zmm12  # k0
+	vbroadcasti32x4 16(%rdi), %zmm13  # k1
+	vbroadcasti32x4 32(%rdi), %zmm14  # k2
+	vbroadcasti32x4 48(%rdi), %zmm15  # k3
+	vbroadcasti32x4 64(%rdi), %zmm16  # k4
+	vbroadcasti32x4 80(%rdi), %zmm17  # k5
+	vbroadcasti32x4 96(%rdi), %zmm18  # k6
+	vbroadcasti32x4 112(%rdi), %zmm19  # k7
+	vbroadcasti32x4 128(%rdi), %zmm20  # k8
+	vbroadcasti32x4 144(%rdi), %zmm21  # k9
+	vbroadcasti32x4 160(%rdi), %zmm22  # k10
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
 	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
 	vmovdqu64 128(%r8), %zmm2  # chain values of lanes 8..11
 	vmovdqu64 192(%r8), %zmm3  # chain values of lanes 12..15
 	movq $0, %r9
+	cmpq $4, %rcx
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_steps
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_lines:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 8(%rdx), %rax  # in[1]
+	vmovdqu64 (%rax,%r9), %zmm5
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu64 (%rax,%r9), %zmm6
+	movq 24(%rdx), %rax  # in[3]
+	vmovdqu64 (%rax,%r9), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	vmovdqu64 %zmm4, 256(%r8)  # step 0 of lanes 0..3
+	vmovdqu64 %zmm5, 512(%r8)  # step 1 of lanes 0..3
+	vmovdqu64 %zmm6, 768(%r8)  # step 2 of lanes 0..3
+	vmovdqu64 %zmm7, 1024(%r8)  # step 3 of lanes 0..3
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 40(%rdx), %rax  # in[5]
+	vmovdqu64 (%rax,%r9), %zmm5
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu64 (%rax,%r9), %zmm6
+	movq 56(%rdx), %rax  # in[7]
+	vmovdqu64 (%rax,%r9), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	vmovdqu64 %zmm4, 320(%r8)
+	vmovdqu64 %zmm5, 576(%r8)
+	vmovdqu64 %zmm6, 832(%r8)
+	vmovdqu64 %zmm7, 1088(%r8)
+	movq 64(%rdx), %rax  # in[8]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 72(%rdx), %rax  # in[9]
+	vmovdqu64 (%rax,%r9), %zmm5
+	movq 80(%rdx), %rax  # in[10]
+	vmovdqu64 (%rax,%r9), %zmm6
+	movq 88(%rdx), %rax  # in[11]
+	vmovdqu64 (%rax,%r9), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	vmovdqu64 %zmm4, 384(%r8)
+	vmovdqu64 %zmm5, 640(%r8)
+	vmovdqu64 %zmm6, 896(%r8)
+	vmovdqu64 %zmm7, 1152(%r8)
+	movq 96(%rdx), %rax  # in[12]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 104(%rdx), %rax  # in[13]
+	vmovdqu64 (%rax,%r9), %zmm5
+	movq 112(%rdx), %rax  # in[14]
+	vmovdqu64 (%rax,%r9), %zmm6
+	movq 120(%rdx), %rax  # in[15]
+	vmovdqu64 (%rax,%r9), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	vmovdqu64 %zmm4, 448(%r8)
+	vmovdqu64 %zmm5, 704(%r8)
+	vmovdqu64 %zmm6, 960(%r8)
+	vmovdqu64 %zmm7, 1216(%r8)
+	leaq 256(%r8), %r10
+	leaq 1280(%r8), %r11
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_line_step:
+	vpternlogq $0x96, (%r10), %zmm12, %zmm0
+	vpternlogq $0x96, 64(%r10), %zmm12, %zmm1
+	vpternlogq $0x96, 128(%r10), %zmm12, %zmm2
+	vpternlogq $0x96, 192(%r10), %zmm12, %zmm3
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm2, %zmm2
+	vaesenc %zmm13, %zmm3, %zmm3
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm2, %zmm2
+	vaesenc %zmm14, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenclast %zmm22, %zmm0, %zmm0
+	vaesenclast %zmm22, %zmm1, %zmm1
+	vaesenclast %zmm22, %zmm2, %zmm2
+	vaesenclast %zmm22, %zmm3, %zmm3
+	vmovdqu64 %zmm0, (%r10)
+	vmovdqu64 %zmm1, 64(%r10)
+	vmovdqu64 %zmm2, 128(%r10)
+	vmovdqu64 %zmm3, 192(%r10)
+	addq $256, %r10
+	cmpq %r11, %r10
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_line_step
+	vmovdqu64 256(%r8), %zmm4
+	vmovdqu64 512(%r8), %zmm5
+	vmovdqu64 768(%r8), %zmm6
+	vmovdqu64 1024(%r8), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %zmm6, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vmovdqu64 %zmm7, (%rax,%r9)
+	vmovdqu64 320(%r8), %zmm4
+	vmovdqu64 576(%r8), %zmm5
+	vmovdqu64 832(%r8), %zmm6
+	vmovdqu64 1088(%r8), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu64 %zmm6, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vmovdqu64 %zmm7, (%rax,%r9)
+	vmovdqu64 384(%r8), %zmm4
+	vmovdqu64 640(%r8), %zmm5
+	vmovdqu64 896(%r8), %zmm6
+	vmovdqu64 1152(%r8), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	movq 64(%rsi), %rax  # out[8]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 72(%rsi), %rax  # out[9]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	movq 80(%rsi), %rax  # out[10]
+	vmovdqu64 %zmm6, (%rax,%r9)
+	movq 88(%rsi), %rax  # out[11]
+	vmovdqu64 %zmm7, (%rax,%r9)
+	vmovdqu64 448(%r8), %zmm4
+	vmovdqu64 704(%r8), %zmm5
+	vmovdqu64 960(%r8), %zmm6
+	vmovdqu64 1216(%r8), %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $68, %zmm7, %zmm6, %zmm10
+	vshufi64x2 $238, %zmm7, %zmm6, %zmm11
+	vshufi64x2 $136, %zmm10, %zmm8, %zmm4
+	vshufi64x2 $221, %zmm10, %zmm8, %zmm5
+	vshufi64x2 $136, %zmm11, %zmm9, %zmm6
+	vshufi64x2 $221, %zmm11, %zmm9, %zmm7
+	movq 96(%rsi), %rax  # out[12]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 104(%rsi), %rax  # out[13]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	movq 112(%rsi), %rax  # out[14]
+	vmovdqu64 %zmm6, (%rax,%r9)
+	movq 120(%rsi), %rax  # out[15]
+	vmovdqu64 %zmm7, (%rax,%r9)
+	addq $64, %r9
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_lines
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_steps:
 	testq %rcx, %rcx
 	jz .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_done
 .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16_step:
@@ -1540,7 +2192,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
 	movq 24(%rdx), %rax  # in[3]
 	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
-	vpternlogq $0x96, %zmm5, %zmm4, %zmm0
+	vpternlogq $0x96, %zmm12, %zmm4, %zmm0
 	movq 32(%rdx), %rax  # in[4]
 	vmovdqu64 (%rax,%r9), %xmm4
 	movq 40(%rdx), %rax  # in[5]
@@ -1549,7 +2201,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
 	movq 56(%rdx), %rax  # in[7]
 	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
-	vpternlogq $0x96, %zmm5, %zmm4, %zmm1
+	vpternlogq $0x96, %zmm12, %zmm4, %zmm1
 	movq 64(%rdx), %rax  # in[8]
 	vmovdqu64 (%rax,%r9), %xmm4
 	movq 72(%rdx), %rax  # in[9]
@@ -1558,7 +2210,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
 	movq 88(%rdx), %rax  # in[11]
 	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
-	vpternlogq $0x96, %zmm5, %zmm4, %zmm2
+	vpternlogq $0x96, %zmm12, %zmm4, %zmm2
 	movq 96(%rdx), %rax  # in[12]
 	vmovdqu64 (%rax,%r9), %xmm4
 	movq 104(%rdx), %rax  # in[13]
@@ -1567,35 +2219,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	vinserti32x4 $2, (%rax,%r9), %zmm4, %zmm4
 	movq 120(%rdx), %rax  # in[15]
 	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
-	vpternlogq $0x96, %zmm5, %zmm4, %zmm3
-	vaesenc %zmm6, %zmm0, %zmm0
-	vaesenc %zmm6, %zmm1, %zmm1
-	vaesenc %zmm6, %zmm2, %zmm2
-	vaesenc %zmm6, %zmm3, %zmm3
-	vaesenc %zmm7, %zmm0, %zmm0
-	vaesenc %zmm7, %zmm1, %zmm1
-	vaesenc %zmm7, %zmm2, %zmm2
-	vaesenc %zmm7, %zmm3, %zmm3
-	vaesenc %zmm8, %zmm0, %zmm0
-	vaesenc %zmm8, %zmm1, %zmm1
-	vaesenc %zmm8, %zmm2, %zmm2
-	vaesenc %zmm8, %zmm3, %zmm3
-	vaesenc %zmm9, %zmm0, %zmm0
-	vaesenc %zmm9, %zmm1, %zmm1
-	vaesenc %zmm9, %zmm2, %zmm2
-	vaesenc %zmm9, %zmm3, %zmm3
-	vaesenc %zmm10, %zmm0, %zmm0
-	vaesenc %zmm10, %zmm1, %zmm1
-	vaesenc %zmm10, %zmm2, %zmm2
-	vaesenc %zmm10, %zmm3, %zmm3
-	vaesenc %zmm11, %zmm0, %zmm0
-	vaesenc %zmm11, %zmm1, %zmm1
-	vaesenc %zmm11, %zmm2, %zmm2
-	vaesenc %zmm11, %zmm3, %zmm3
-	vaesenc %zmm12, %zmm0, %zmm0
-	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenc %zmm12, %zmm2, %zmm2
-	vaesenc %zmm12, %zmm3, %zmm3
+	vpternlogq $0x96, %zmm12, %zmm4, %zmm3
 	vaesenc %zmm13, %zmm0, %zmm0
 	vaesenc %zmm13, %zmm1, %zmm1
 	vaesenc %zmm13, %zmm2, %zmm2
@@ -1604,10 +2228,38 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	vaesenc %zmm14, %zmm1, %zmm1
 	vaesenc %zmm14, %zmm2, %zmm2
 	vaesenc %zmm14, %zmm3, %zmm3
-	vaesenclast %zmm15, %zmm0, %zmm0
-	vaesenclast %zmm15, %zmm1, %zmm1
-	vaesenclast %zmm15, %zmm2, %zmm2
-	vaesenclast %zmm15, %zmm3, %zmm3
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm2, %zmm2
+	vaesenc %zmm15, %zmm3, %zmm3
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm2, %zmm2
+	vaesenc %zmm16, %zmm3, %zmm3
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm2, %zmm2
+	vaesenc %zmm17, %zmm3, %zmm3
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm2, %zmm2
+	vaesenc %zmm18, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm20, %zmm0, %zmm0
+	vaesenc %zmm20, %zmm1, %zmm1
+	vaesenc %zmm20, %zmm2, %zmm2
+	vaesenc %zmm20, %zmm3, %zmm3
+	vaesenc %zmm21, %zmm0, %zmm0
+	vaesenc %zmm21, %zmm1, %zmm1
+	vaesenc %zmm21, %zmm2, %zmm2
+	vaesenc %zmm21, %zmm3, %zmm3
+	vaesenclast %zmm22, %zmm0, %zmm0
+	vaesenclast %zmm22, %zmm1, %zmm1
+	vaesenclast %zmm22, %zmm2, %zmm2
+	vaesenclast %zmm22, %zmm3, %zmm3
 	movq (%rsi), %rax  # out[0]
 	vmovdqu64 %xmm0, (%rax,%r9)
 	movq 8(%rsi), %rax  # out[1]
@@ -1653,7 +2305,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 	.cfi_endproc
 	.size aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16, .-aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16
 
-/* cbc_lanes (8 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 1 temporary; 14 of 32 registers; 20 AES instructions. */
+/* cbc_lanes (8 lanes): resident: all 11 round keys resident; 2 data, 0 loop-carried, 8 temporaries; 21 of 32 registers; 40 AES instructions. */
 	.globl aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8
 	.hidden aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8
 	.type aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8, @function
@@ -1661,20 +2313,138 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes16:
 aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8:
 	.cfi_startproc
 	endbr64
-	vbroadcasti32x4 (%rdi), %zmm3  # k0
-	vbroadcasti32x4 16(%rdi), %zmm4  # k1
-	vbroadcasti32x4 32(%rdi), %zmm5  # k2
-	vbroadcasti32x4 48(%rdi), %zmm6  # k3
-	vbroadcasti32x4 64(%rdi), %zmm7  # k4
-	vbroadcasti32x4 80(%rdi), %zmm8  # k5
-	vbroadcasti32x4 96(%rdi), %zmm9  # k6
-	vbroadcasti32x4 112(%rdi), %zmm10  # k7
-	vbroadcasti32x4 128(%rdi), %zmm11  # k8
-	vbroadcasti32x4 144(%rdi), %zmm12  # k9
-	vbroadcasti32x4 160(%rdi), %zmm13  # k10
+	vbroadcasti32x4 (%rdi), %zmm10  # k0
+	vbroadcasti32x4 16(%rdi), %zmm11  # k1
+	vbroadcasti32x4 32(%rdi), %zmm12  # k2
+	vbroadcasti32x4 48(%rdi), %zmm13  # k3
+	vbroadcasti32x4 64(%rdi), %zmm14  # k4
+	vbroadcasti32x4 80(%rdi), %zmm15  # k5
+	vbroadcasti32x4 96(%rdi), %zmm16  # k6
+	vbroadcasti32x4 112(%rdi), %zmm17  # k7
+	vbroadcasti32x4 128(%rdi), %zmm18  # k8
+	vbroadcasti32x4 144(%rdi), %zmm19  # k9
+	vbroadcasti32x4 160(%rdi), %zmm20  # k10
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
 	vmovdqu64 64(%r8), %zmm1  # chain values of lanes 4..7
 	movq $0, %r9
+	cmpq $4, %rcx
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_steps
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_lines:
+	movq (%rdx), %rax  # in[0]
+	vmovdqu64 (%rax,%r9), %zmm2
+	movq 8(%rdx), %rax  # in[1]
+	vmovdqu64 (%rax,%r9), %zmm3
+	movq 16(%rdx), %rax  # in[2]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 24(%rdx), %rax  # in[3]
+	vmovdqu64 (%rax,%r9), %zmm5
+	vshufi64x2 $68, %zmm3, %zmm2, %zmm6
+	vshufi64x2 $238, %zmm3, %zmm2, %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $136, %zmm8, %zmm6, %zmm2
+	vshufi64x2 $221, %zmm8, %zmm6, %zmm3
+	vshufi64x2 $136, %zmm9, %zmm7, %zmm4
+	vshufi64x2 $221, %zmm9, %zmm7, %zmm5
+	vmovdqu64 %zmm2, 128(%r8)  # step 0 of lanes 0..3
+	vmovdqu64 %zmm3, 256(%r8)  # step 1 of lanes 0..3
+	vmovdqu64 %zmm4, 384(%r8)  # step 2 of lanes 0..3
+	vmovdqu64 %zmm5, 512(%r8)  # step 3 of lanes 0..3
+	movq 32(%rdx), %rax  # in[4]
+	vmovdqu64 (%rax,%r9), %zmm2
+	movq 40(%rdx), %rax  # in[5]
+	vmovdqu64 (%rax,%r9), %zmm3
+	movq 48(%rdx), %rax  # in[6]
+	vmovdqu64 (%rax,%r9), %zmm4
+	movq 56(%rdx), %rax  # in[7]
+	vmovdqu64 (%rax,%r9), %zmm5
+	vshufi64x2 $68, %zmm3, %zmm2, %zmm6
+	vshufi64x2 $238, %zmm3, %zmm2, %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $136, %zmm8, %zmm6, %zmm2
+	vshufi64x2 $221, %zmm8, %zmm6, %zmm3
+	vshufi64x2 $136, %zmm9, %zmm7, %zmm4
+	vshufi64x2 $221, %zmm9, %zmm7, %zmm5
+	vmovdqu64 %zmm2, 192(%r8)
+	vmovdqu64 %zmm3, 320(%r8)
+	vmovdqu64 %zmm4, 448(%r8)
+	vmovdqu64 %zmm5, 576(%r8)
+	leaq 128(%r8), %r10
+	leaq 640(%r8), %r11
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_line_step:
+	vpternlogq $0x96, (%r10), %zmm10, %zmm0
+	vpternlogq $0x96, 64(%r10), %zmm10, %zmm1
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vaesenc %zmm12, %zmm0, %zmm0
+	vaesenc %zmm12, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenclast %zmm20, %zmm0, %zmm0
+	vaesenclast %zmm20, %zmm1, %zmm1
+	vmovdqu64 %zmm0, (%r10)
+	vmovdqu64 %zmm1, 64(%r10)
+	addq $128, %r10
+	cmpq %r11, %r10
+	jb .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_line_step
+	vmovdqu64 128(%r8), %zmm2
+	vmovdqu64 256(%r8), %zmm3
+	vmovdqu64 384(%r8), %zmm4
+	vmovdqu64 512(%r8), %zmm5
+	vshufi64x2 $68, %zmm3, %zmm2, %zmm6
+	vshufi64x2 $238, %zmm3, %zmm2, %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $136, %zmm8, %zmm6, %zmm2
+	vshufi64x2 $221, %zmm8, %zmm6, %zmm3
+	vshufi64x2 $136, %zmm9, %zmm7, %zmm4
+	vshufi64x2 $221, %zmm9, %zmm7, %zmm5
+	movq (%rsi), %rax  # out[0]
+	vmovdqu64 %zmm2, (%rax,%r9)
+	movq 8(%rsi), %rax  # out[1]
+	vmovdqu64 %zmm3, (%rax,%r9)
+	movq 16(%rsi), %rax  # out[2]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 24(%rsi), %rax  # out[3]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	vmovdqu64 192(%r8), %zmm2
+	vmovdqu64 320(%r8), %zmm3
+	vmovdqu64 448(%r8), %zmm4
+	vmovdqu64 576(%r8), %zmm5
+	vshufi64x2 $68, %zmm3, %zmm2, %zmm6
+	vshufi64x2 $238, %zmm3, %zmm2, %zmm7
+	vshufi64x2 $68, %zmm5, %zmm4, %zmm8
+	vshufi64x2 $238, %zmm5, %zmm4, %zmm9
+	vshufi64x2 $136, %zmm8, %zmm6, %zmm2
+	vshufi64x2 $221, %zmm8, %zmm6, %zmm3
+	vshufi64x2 $136, %zmm9, %zmm7, %zmm4
+	vshufi64x2 $221, %zmm9, %zmm7, %zmm5
+	movq 32(%rsi), %rax  # out[4]
+	vmovdqu64 %zmm2, (%rax,%r9)
+	movq 40(%rsi), %rax  # out[5]
+	vmovdqu64 %zmm3, (%rax,%r9)
+	movq 48(%rsi), %rax  # out[6]
+	vmovdqu64 %zmm4, (%rax,%r9)
+	movq 56(%rsi), %rax  # out[7]
+	vmovdqu64 %zmm5, (%rax,%r9)
+	addq $64, %r9
+	subq $4, %rcx
+	cmpq $4, %rcx
+	jae .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_lines
+.Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_steps:
 	testq %rcx, %rcx
 	jz .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_done
 .Laesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8_step:
@@ -1686,7 +2456,7 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8:
 	vinserti32x4 $2, (%rax,%r9), %zmm2, %zmm2
 	movq 24(%rdx), %rax  # in[3]
 	vinserti32x4 $3, (%rax,%r9), %zmm2, %zmm2
-	vpternlogq $0x96, %zmm3, %zmm2, %zmm0
+	vpternlogq $0x96, %zmm10, %zmm2, %zmm0
 	movq 32(%rdx), %rax  # in[4]
 	vmovdqu64 (%rax,%r9), %xmm2
 	movq 40(%rdx), %rax  # in[5]
@@ -1695,27 +2465,27 @@ aesgen_aes128_enc__x86_64_vaes512_x8_cbc_lanes8:
 	vinserti32x4 $2, (%rax,%r9), %zmm2, %zmm2
 	movq 56(%rdx), %rax  # in[7]
 	vinserti32x4 $3, (%rax,%r9), %zmm2, %zmm2
-	vpternlogq $0x96, %zmm3, %zmm2, %zmm1
-	vaesenc %zmm4, %zmm0, %zmm0
-	vaesenc %zmm4, %zmm1, %zmm1
-	vaesenc %zmm5, %zmm0, %zmm0
-	vaesenc %zmm5, %zmm1, %zmm1
-	vaesenc %zmm6, %zmm0, %zmm0
-	vaesenc %zmm6, %zmm1, %zmm1
-	vaesenc %zmm7, %zmm0, %zmm0
-	vaesenc %zmm7, %zmm1, %zmm1
-	vaesenc %zmm8, %zmm0, %zmm0
-	vaesenc %zmm8, %zmm1, %zmm1
-	vaesenc %zmm9, %zmm0, %zmm0
-	vaesenc %zmm9, %zmm1, %zmm1
-	vaesenc %zmm10, %zmm0, %zmm0
-	vaesenc %zmm10, %zmm1, %zmm1
+	vpternlogq $0x96, %zmm10, %zmm2, %zmm1
 	vaesenc %zmm11, %zmm0, %zmm0
 	vaesenc %zmm11, %zmm1, %zmm1
 	vaesenc %zmm12, %zmm0, %zmm0
 	vaesenc %zmm12, %zmm1, %zmm1
-	vaesenclast %zmm13, %zmm0, %zmm0
-	vaesenclast %zmm13, %zmm1, %zmm1
+	vaesenc %zmm13, %zmm0, %zmm0
+	vaesenc %zmm13, %zmm1, %zmm1
+	vaesenc %zmm14, %zmm0, %zmm0
+	vaesenc %zmm14, %zmm1, %zmm1
+	vaesenc %zmm15, %zmm0, %zmm0
+	vaesenc %zmm15, %zmm1, %zmm1
+	vaesenc %zmm16, %zmm0, %zmm0
+	vaesenc %zmm16, %zmm1, %zmm1
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vaesenc %zmm18, %zmm0, %zmm0
+	vaesenc %zmm18, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenclast %zmm20, %zmm0, %zmm0
+	vaesenclast %zmm20, %zmm1, %zmm1
 	movq (%rsi), %rax  # out[0]
 	vmovdqu64 %xmm0, (%rax,%r9)
 	movq 8(%rsi), %rax  # out[1]

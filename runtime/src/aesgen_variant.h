@@ -23,15 +23,22 @@
 /* CBC encryption of `lanes` independent messages at once, `steps` blocks of each: lane
  * i reads in[i], writes out[i] (the same or disjoint, any alignment) and carries its
  * chain value in chains[16 i .. 16 i + 15] (in: the IV or the last ciphertext block;
- * out: the last ciphertext block). chains is 64-byte aligned. */
+ * out: the last ciphertext block). chains is 64-byte aligned and followed by
+ * AESGEN_CBC_LANES_SCRATCH(lanes) bytes the function may overwrite (a transposing one
+ * parks 4 steps of every lane there: plaintext and ciphertext, for the caller to wipe). */
 typedef void aesgen_cbc_lanes_fn(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps,
                                  uint8_t *chains);
 
 #define AESGEN_CBC_LANE_KERNELS 3
+#define AESGEN_CBC_LANES_SCRATCH(lanes) (64 * (size_t)(lanes))
 
 typedef struct aesgen_cbc_lanes {
     uint16_t lanes; /* 0: no function */
     aesgen_cbc_lanes_fn *fn;
+    /* Steps it reads and writes of each lane as one vector (4 on zmm: a whole 64-byte
+     * line, so messages a multiple of 4 KiB apart do not thrash L1), while that many
+     * remain; 1: a block of each lane per step. */
+    uint16_t line_steps;
 } aesgen_cbc_lanes;
 
 /* GCM over nblocks whole blocks, a multiple of the variant's gcm_blocks: CTR from

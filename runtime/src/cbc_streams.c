@@ -328,8 +328,13 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, u
  * 9.0 -> 12.5 and 6.8 -> 11.2, against rounds of 8 lanes; storing straight into the
  * messages instead of copying out: 5.5-5.9 GB/s (the stores are what thrash). On the
  * Intel Xeon a staging buffer of 16 steps ran at 5.5 GB/s against 7.7 for rounds of 8
- * (docs/performance.md), so other vendors keep the rounds. */
+ * (docs/performance.md), so other vendors keep the rounds.
+ * Lanes functions that move whole lines (line_steps 4: each line of a message read
+ * once and written once) need no staging: on AMD crowded messages run through them
+ * directly, at most LINE_CROWD at once (Zen 5, 16 messages 12.5 -> 16.0 GB/s; 32 at
+ * once 11.5, two rounds of 16 14.4). */
 #define CROWD 8
+#define LINE_CROWD 16
 #define LINE_STEPS 16       /* blocks of each lane per call through the buffer: 256 bytes */
 #define MAX_STAGED_LANES 32 /* the widest lanes function */
 
@@ -432,12 +437,23 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
     if (has_lanes) {
         width = v->cbc_lanes[0].lanes;
         if (width > CROWD && crowded(msgs, count, width)) {
-            staged = width <= MAX_STAGED_LANES && aesgen_cpu_vendor() == AESGEN_CPU_VENDOR_AMD;
-            width = staged ? width : CROWD;
+            const int amd = aesgen_cpu_vendor() == AESGEN_CPU_VENDOR_AMD;
+            if (v->cbc_lanes[0].line_steps > 1) /* whole lines: crowded messages run as they are */
+                width = amd ? (width < LINE_CROWD ? width : LINE_CROWD) : CROWD;
+            else {
+                staged = width <= MAX_STAGED_LANES && amd;
+                width = staged ? width : CROWD;
+            }
         }
     }
+    /* the lanes' chain values, then the lanes function's scratch */
+    _Alignas(CHAIN_ALIGN) uint8_t chain[16 * MAX_LANES + AESGEN_CBC_LANES_SCRATCH(MAX_LANES)];
+    const size_t widest = v->cbc_lanes[0].lanes; /* a narrower function's scratch lies in the widest's */
+    const size_t chain_used = has_lanes && v->cbc_lanes[0].line_steps > 1
+                                  ? 16 * widest + AESGEN_CBC_LANES_SCRATCH(widest)
+                                  : 16 * MAX_LANES;
+    memset(chain, 0, 16 * MAX_LANES); /* idle lanes start from zero */
     _Alignas(64) uint8_t lines[16 * LINE_STEPS * MAX_STAGED_LANES];
-    _Alignas(CHAIN_ALIGN) uint8_t chain[16 * MAX_LANES] = {0}; /* idle lanes start from zero */
     _Alignas(64) uint8_t stage[16 * MAX_LANES * GROUP];
     _Alignas(16) uint8_t scratch[16 * IDLE_STEPS];
     lane lanes[MAX_LANES];
@@ -482,7 +498,8 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
         memcpy(lanes[0].iv, chain, 16);
         live = take_message(msgs, count, &next, &lanes[0], chain);
     }
-    aesgen_memwipe(chain, sizeof chain);
+    /* chain values, and what a transposing lanes function parked: plaintext and ciphertext */
+    aesgen_memwipe(chain, chain_used > 16 * MAX_LANES ? chain_used : 16 * MAX_LANES);
     aesgen_memwipe(scratch, sizeof scratch);
     if (staged) /* plaintext and ciphertext of every lane a function ran, idle ones too */
         aesgen_memwipe(lines, 16 * LINE_STEPS * width);

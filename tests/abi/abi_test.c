@@ -127,8 +127,9 @@ static void test_lanes(const aesgen_variant *v, const aesgen_variant *twin, cons
         }
         const uint8_t **in = (const uint8_t **)(void *)guarded(lanes * sizeof *in, at_end);
         uint8_t **out = (uint8_t **)(void *)guarded(lanes * sizeof *out, at_end);
-        /* the chain values are 64-byte aligned (aesgen_variant.h): after the guard page */
-        uint8_t *chains = guarded(16 * lanes, 0), *start = malloc(16 * lanes), *want = malloc(most);
+        /* the chain values are 64-byte aligned (aesgen_variant.h): after the guard page;
+         * the function's scratch after them, to the next guard page */
+        uint8_t *chains = guarded(16 * lanes + AESGEN_CBC_LANES_SCRATCH(lanes), 0), *start = malloc(16 * lanes), *want = malloc(most);
         for (size_t steps = 0; steps <= LANE_MAX_STEPS; steps++) {
             for (int in_place = 0; in_place < 2; in_place++) {
                 const size_t skip = at_end ? most - 16 * steps : 0; /* the message ends at the guard */

@@ -7,7 +7,8 @@
  * counts 0..5, around 8 and 16, and 37, in place and out of place, every lane's message
  * at its own misalignment 0..15 between guard bytes, with the FIPS-197 key and two
  * random keys. Each lane's output and chain value must equal OpenSSL EVP's CBC
- * encryption of that message from that lane's chain value, and no guard byte may change.
+ * encryption of that message from that lane's chain value, and no guard byte may change
+ * (nor a byte past the function's scratch, which follows the chain values).
  *
  * Exit status: 0 passed, 1 a failure (printed with the seed), 2 usage, 77 the variant
  * cannot run on this CPU.
@@ -65,7 +66,9 @@ static void run(const aesgen_variant *v, const aesgen_cbc_lanes *f, const char *
     uint8_t *want = malloc(len + 1);
     const uint8_t **in = malloc(lanes * sizeof *in);
     uint8_t **out = malloc(lanes * sizeof *out);
-    _Alignas(64) uint8_t chains[16 * 64], start[16 * 64];
+    /* the chain values, the function's scratch, then guard bytes */
+    _Alignas(64) uint8_t chains[16 * 64 + AESGEN_CBC_LANES_SCRATCH(64) + GUARD], start[16 * 64];
+    const size_t used = 16 * lanes + AESGEN_CBC_LANES_SCRATCH(lanes);
     if (!ins || !outs || !plain || !want || !in || !out || lanes > 64) {
         printf("out of memory\n");
         exit(1);
@@ -73,6 +76,7 @@ static void run(const aesgen_variant *v, const aesgen_cbc_lanes *f, const char *
     ts_rng_bytes(&rng, plain, lanes * len);
     ts_rng_bytes(&rng, start, 16 * lanes);
     memcpy(chains, start, 16 * lanes);
+    memset(chains + used, 0xA7, GUARD);
     for (size_t i = 0; i < lanes; i++) {
         uint8_t *is = ins + i * SLOT, *os = outs + i * SLOT;
         fill_guards(is);
@@ -82,6 +86,10 @@ static void run(const aesgen_variant *v, const aesgen_cbc_lanes *f, const char *
         memcpy((uint8_t *)in[i], plain + i * len, len);
     }
     f->fn(rk, out, in, steps, chains);
+    int guard_kept = 1;
+    for (size_t i = 0; i < GUARD; i++)
+        guard_kept &= chains[used + i] == 0xA7;
+    check(guard_kept, "bytes past the chain values and scratch changed", fn, steps, in_place, 0);
     for (size_t i = 0; i < lanes; i++) {
         const char *bad = ts_oracle_oneshot(v->key_bits, TS_MODE_CBC_ENC, key, start + 16 * i, want,
                                             plain + i * len, len);
@@ -142,7 +150,10 @@ int main(int argc, char **argv)
         v->setkey(rk, key);
         for (size_t j = 0; j < AESGEN_CBC_LANE_KERNELS && v->cbc_lanes[j].lanes != 0; j++) {
             char fn[160];
-            snprintf(fn, sizeof fn, "%s cbc_lanes[%zu] (%u lanes)", name, j, v->cbc_lanes[j].lanes);
+            snprintf(fn, sizeof fn, "%s cbc_lanes[%zu] (%u lanes, %u step%s per line)", name, j,
+                     v->cbc_lanes[j].lanes, v->cbc_lanes[j].line_steps, v->cbc_lanes[j].line_steps > 1 ? "s" : "");
+            check(v->cbc_lanes[j].line_steps == 1 || v->cbc_lanes[j].line_steps == 4, "line_steps is neither 1 nor 4",
+                  fn, 0, 0, 0);
             for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++)
                 for (int in_place = 0; in_place < 2; in_place++)
                     run(v, &v->cbc_lanes[j], fn, rk, key, steps[s], in_place);

@@ -97,7 +97,8 @@ static void lay_out(layout *l, const size_t *len, size_t count, int in_place_odd
 }
 
 /* Messages 4 KiB apart, each at the same misalignment of its page (so that their
- * blocks share L1 sets, which the runtime meets by staging them), outputs in place or
+ * blocks share L1 sets, which the runtime meets by whole lines, a staging buffer or
+ * rounds of fewer lanes), outputs in place or
  * in a second such run of pages, the IVs after them. */
 static void lay_out_crowded(layout *l, const size_t *len, size_t count, int in_place)
 {

@@ -135,6 +135,59 @@ class CbcLanes(unittest.TestCase):
         with self.assertRaises(ModelError):
             em._run_lanes(fn, code, keyed, 3, False, random.Random(5), machine)
 
+    def test_zmm_functions_move_whole_lines_where_the_keys_stay_resident(self):
+        for name in ("aes128_enc__x86_64_vaes512_x8", "aes256_enc__x86_64_vaes512_x8"):
+            _, b = built(name)
+            fns = [f for f in b.functions if f.mode == "cbc_lanes"]
+            self.assertEqual([f.line_steps for f in fns], [4, 4, 4], name)
+            self.assertTrue(all(f.plan.policy == "resident" and len(f.plan.temps) == 8 for f in fns), name)
+            self.assertTrue(all(any(i.op == "shuf128" for i in f.code) for f in fns), name)
+        for name in ("aes256_enc__x86_64_vaes256_avx512vl_x8", "aes128_enc__x86_64_aesni_x8"):
+            _, b = built(name)
+            self.assertEqual({f.line_steps for f in b.functions if f.mode == "cbc_lanes"}, {1}, name)
+        # with keys streamed (a forced policy), the one-block steps
+        em, b = built("aes256_enc__x86_64_vaes512_x8")
+        from dataclasses import replace
+        forced = replace(b.variant, params=tuple((k, "streamed" if k == "key_policy" else v)
+                                                 for k, v in b.variant.params))
+        self.assertEqual(forced.param("key_policy"), "streamed")
+        fns = em.cbc_lanes_functions(forced, 8, em.new_constants(forced.target), [])
+        self.assertEqual({f.line_steps for f in fns}, {1})
+
+    def test_a_wrong_transpose_is_caught(self):
+        from aesgen.machine.x86_64 import Imm
+        em, b = built("aes128_enc__x86_64_vaes512_x8")
+        fn = next(f for f in b.functions if f.mode == "cbc_lanes" and f.lanes == 8)
+        key = bytes(range(16))
+        keyed = (key, em.schedule_bytes(b, key))
+        machine = lambda mem: em.machine_for(b, mem, None)
+        for steps in (4, 5):      # a line, and a line and a step: as emitted, both pass
+            em._run_lanes(fn, fn.code, keyed, steps, False, random.Random(5), machine)
+        # the first 0xDD pick (odd blocks) made an 0x88 (even blocks)
+        first = next(n for n, i in enumerate(fn.code) if i.op == "shuf128" and i.args[3].value == 0xDD)
+        code = list(fn.code)
+        code[first] = Instr("shuf128", fn.code[first].args[:3] + (Imm(0x88),))
+        em._run_lanes(fn, code, keyed, 3, False, random.Random(5), machine)   # no line: still right
+        with self.assertRaises(ModelError):
+            em._run_lanes(fn, code, keyed, 4, False, random.Random(5), machine)
+
+    def test_shuf128_semantics_spelling_and_reading_back(self):
+        from aesgen.machine.common import Memory
+        from aesgen.machine.x86_64 import EncodingError, Imm, Machine, V, parse, render
+        m = Machine(Memory(), "rk", "evex", {})
+        a, b, d = V("zmm", 1), V("zmm", 2), V("zmm", 3)
+        m.vec[a.n] = [bytes([0xA0 + i]) * 16 for i in range(4)]
+        m.vec[b.n] = [bytes([0xB0 + i]) * 16 for i in range(4)]
+        ins = Instr("shuf128", (d, a, b, Imm(0b01_10_11_00)))     # a[0], a[3], b[2], b[1]
+        m.step(ins)
+        self.assertEqual([x[0] for x in m.vec[d.n]], [0xA0, 0xA3, 0xB2, 0xB1])
+        self.assertEqual(render(ins, "evex"), "\tvshufi64x2 $108, %zmm2, %zmm1, %zmm3")
+        self.assertEqual(parse(0, "vshufi64x2 $0x6c,%zmm2,%zmm1,%zmm3"), ins)
+        # lane 0 to every lane stays the broadcast it was
+        self.assertEqual(parse(0, "vshufi64x2 $0x0,%zmm1,%zmm1,%zmm3").op, "dup128")
+        with self.assertRaises(EncodingError):
+            render(Instr("shuf128", (V("ymm", 3), V("ymm", 1), V("ymm", 2), Imm(0))), "evex")
+
 
 class GcmLoop(unittest.TestCase):
     """The stitched GCM functions: where the plan holds them, where the hash runs in the

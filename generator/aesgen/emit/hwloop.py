@@ -61,7 +61,12 @@ DIRECTION_MODES = {"enc": ("ecb", "ctr", "cbc"), "dec": ("ecb", "cbc")}
 # "cbc_lanes" mode emitter): one function for each of N, N/2 and N/4 vectors, so that a
 # call with fewer messages than the widest takes a narrower one
 CBC_LANE_KERNELS = 3              # AESGEN_CBC_LANE_KERNELS in runtime/src/aesgen_variant.h
-LANE_STEPS = (0, 1, 2, 3, 5)     # steps each lanes function runs in the model
+# steps each lanes function runs in the model: every residue after one and two lines of
+# 4 steps (a transposing function's unit)
+LANE_STEPS = (0, 1, 2, 3, 4, 5, 6, 7, 9)
+# scratch after a lanes function's chain values, bytes per lane (aesgen_variant.h's
+# AESGEN_CBC_LANES_SCRATCH): 4 steps of every lane, where a function transposes them
+LANES_SCRATCH = 64
 # The GHASH of the stitched GCM loops (an emitter with a "gcm" mode emitter): the powers
 # of H in the table they read, multiply, reduction. The loops read the hash-key table a
 # GHASH variant of the same powers and multiply writes (ghash.table_layout; the runtime
@@ -167,6 +172,7 @@ class Function:
     plan: Plan | None
     code: list
     lanes: int = 0      # a "cbc_lanes" function: the messages it takes at once
+    line_steps: int = 1   # ... and the steps it moves per lane as one vector (a whole line)
     table_powers: int = 0   # a GCM function: the powers of H in the table it reads
     table_multiply: str = ""  # ... and the multiply that table is laid out for
 
@@ -553,20 +559,25 @@ class HwLoopEmitter(Emitter):
         plan does not fit the budget (a forced policy) is left out, and `omitted` says so;
         the runtime then takes a narrower one, or the ECB loop."""
         out = []
-        keys = reference.rounds_for(variant.key_bits) + 1
         for vectors in cbc_lane_vectors(n):
             lanes = vectors * self.lanes(variant.target)
-            need = Need(data=vectors, aux=0, temps=1, keys=keys, temp_phase="initial")
             try:
-                plan = regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
-                                    **self.plan_options(variant.target))
+                plan = self.cbc_lanes_plan(variant, vectors)
             except PlanError as e:
                 omitted.append(f"cbc_lanes{lanes}: no function ({e})")
                 continue
             asm = Asm(f"aesgen_{variant.name}_cbc_lanes{lanes}")
-            self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
-            out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes))
+            line = self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
+            out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes, line_steps=line or 1))
         return out
+
+    def cbc_lanes_plan(self, variant: Variant, vectors: int) -> Plan:
+        """The register plan of a lanes function of `vectors` chain registers (hook): one
+        temporary for the gathered plaintext before round 1."""
+        need = Need(data=vectors, aux=0, temps=1, keys=reference.rounds_for(variant.key_bits) + 1,
+                    temp_phase="initial")
+        return regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
+                            **self.plan_options(variant.target))
 
     def companion_functions(self, variant: Variant, mode: str, plan: Plan, constants) -> list[Function]:
         """Further functions an ISA emits beside one mode's loop, on its plan (hook): the
@@ -757,7 +768,7 @@ class HwLoopEmitter(Emitter):
                         mem.add(f"out{i}", bytes(16 * steps), misalign=rng.randrange(16)))
         pointers = lambda addrs: b"".join(x.to_bytes(8, "little") for x in addrs)
         inp, outp = mem.add("in_pointers", pointers(ins)), mem.add("out_pointers", pointers(outs))
-        cp = mem.add("chains", chains)
+        cp = mem.add("chains", chains + bytes(LANES_SCRATCH * fn.lanes))
         m = machine(mem)
         where = f"{fn.name}: {steps} steps{' in place' if in_place else ''}"
         self._call(m, mem, code, fn.name, (rk, outp, inp, steps, cp), where)
@@ -942,7 +953,7 @@ class HwLoopEmitter(Emitter):
                    "gcm": next(({"blocks": gcm_chunk(built, fn),
                                  "table": ghash.table_layout(fn.table_powers, fn.table_multiply)}
                                 for fn in built.functions if fn.mode in GCM_MODES), None),
-                   "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name} for fn in built.functions
+                   "cbc_lanes": [{"lanes": fn.lanes, "name": fn.name, "line_steps": fn.line_steps} for fn in built.functions
                                  if fn.mode == "cbc_lanes"]}
         if built.setkey and self.setkey_file:
             context["setkey_shared_asm"] = built.setkey.name

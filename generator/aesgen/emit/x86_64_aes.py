@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .. import reference
+from .. import reference, regplan
 from ..machine import x86_64 as machine
 from ..ir import Program
 from ..machine.abi import SYSV
@@ -26,7 +26,7 @@ from ..machine.common import Instr, Memory
 from ..machine.objdump import ABSOLUTE
 from ..machine.x86_64 import G, Imm, M, V
 from ..passes import fuse_ternary, hoist_logic
-from ..regplan import Need, PlanError
+from ..regplan import Need, Plan, PlanError
 from ..targets import Field, Target, one_of
 from .hwloop import DIRECTION_MODES, Asm, BlockLoop, Built, Function, HwLoopEmitter, Stage
 
@@ -35,6 +35,7 @@ RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
 PTR, OFF = G("rax"), G("r9")   # caller-saved scratch: a lane's pointer, the offset into every lane
 UNITS = G(SYSV.args[5])        # an XTS units function's count of data units
 UNIT_LEFT = G("r10")           # caller-saved scratch: the blocks left of the current unit
+SLOT, SLOT_END = G("r10"), G("r11")   # caller-saved scratch: a lanes function's parked step, and past the last
 CONST = ".Lconst"          # local read-only table of the file
 XTS_POLY = 0x87            # x^128 reduced (IEEE 1619: little-endian bytes)
 XTS_MAX_SHIFT = 56         # k bits shifted out, times 0x87, must fit the product's 64 bits
@@ -710,13 +711,97 @@ def emit_cbc_encrypt(em: LoopEmitter) -> None:
     em.ret()
 
 
-def emit_cbc_lanes(em: LoopEmitter) -> None:
+# A transposing lanes function moves LINE_STEPS blocks of a lane as one zmm (a cache line):
+# 4 x 4 blocks transposed by 8 vshufi64x2 through these immediates, lanes (rows) in, steps
+# (rows) out: (pairs of rows, first halves), (pairs of rows, second halves), then the
+# even and the odd blocks of those.
+LINE_STEPS = 4
+_TRANSPOSE = ((0, 1, 0x44, 0), (0, 1, 0xEE, 1), (2, 3, 0x44, 2), (2, 3, 0xEE, 3))
+_TRANSPOSE_BACK = ((0, 2, 0x88, 0), (0, 2, 0xDD, 1), (1, 3, 0x88, 2), (1, 3, 0xDD, 3))
+
+
+def _transposing(em: LoopEmitter) -> bool:
+    """Whether the lanes function's plan holds the transposed form: zmm, every key
+    resident, 2 x 4 temporaries."""
+    return em.isa.kind == "zmm" and em.plan.policy == "resident" and len(em.plan.temps) >= 2 * LINE_STEPS
+
+
+def _transpose(em: LoopEmitter, rows: list[V], mid: list[V]) -> None:
+    """rows = their 4 x 4 blocks transposed (block s of row l to block l of row s)."""
+    for src, dst in ((rows, mid), (mid, rows)):
+        for i, j, imm, k in (_TRANSPOSE if src is rows else _TRANSPOSE_BACK):
+            em.kt.clobber(dst[k].n, "temp")
+            em.asm("shuf128", dst[k], src[i], src[j], Imm(imm))
+
+
+def _emit_cbc_lines(em: LoopEmitter, chains: list[V], steps_label) -> None:
+    """The transposed steps, LINE_STEPS at a time while that many remain: each lane's
+    next 64 bytes read as one zmm, 4 lanes transposed into 4 steps of one chain
+    register and parked in the scratch after the chain values; the steps read them from
+    there as memory operands and park each step's ciphertext in their place; then
+    transposed back and stored as one zmm per lane. Each message line is read once and
+    written once (a crowded set of messages, a multiple of 4 KiB apart, thrashed L1 when
+    every step touched every line)."""
+    a, p, w = em.asm, em.plan, em.isa.lanes
+    rows = [em.v(r) for r in p.temps[:LINE_STEPS]]
+    mid = [em.v(r) for r in p.temps[LINE_STEPS:2 * LINE_STEPS]]
+    base = 16 * w * len(chains)                      # the scratch, after the chain values
+    park = lambda s, j: M(IV, base + 64 * (s * len(chains) + j))
+    top = a.label("lines")
+    a("cmpg", N, Imm(LINE_STEPS))
+    a("jb", steps_label)
+    a.place(top)
+    em.check_keys_valid("line loop head")
+    for j in range(len(chains)):
+        for lane, r in enumerate(rows):
+            em.kt.clobber(r.n, "temp")
+            a("loadg", PTR, M(IN, 8 * (j * w + lane)), note=f"in[{j * w + lane}]")
+            a("load", r, M(PTR, 0, index=OFF))
+        _transpose(em, rows, mid)
+        for s, r in enumerate(rows):
+            a("store", park(s, j), r, note=f"step {s} of lanes {j * w}..{j * w + w - 1}" if j == 0 else "")
+    # the 4 steps as a loop over the parked rows (SLOT), not written out: the lines cost
+    # the default library 25 KB of code as it was
+    a("lea", SLOT, park(0, 0))
+    a("lea", SLOT_END, park(LINE_STEPS, 0))
+    step = a.label("line_step")
+    a.place(step)
+    k0 = em.key(0)
+    for j, c in enumerate(chains):
+        a("xor3", c, k0, M(SLOT, 64 * j))
+    em.middle_rounds(chains)
+    em.last_round(chains)
+    for j, c in enumerate(chains):
+        a("store", M(SLOT, 64 * j), c)
+    a("addg", SLOT, Imm(64 * len(chains)))
+    em.check_keys_valid("line step loop back edge")
+    a("cmpg", SLOT, SLOT_END)
+    a("jb", step)
+    for j in range(len(chains)):
+        for s, r in enumerate(rows):
+            em.kt.clobber(r.n, "temp")
+            a("load", r, park(s, j))
+        _transpose(em, rows, mid)
+        for lane, r in enumerate(rows):
+            a("loadg", PTR, M(OUT, 8 * (j * w + lane)), note=f"out[{j * w + lane}]")
+            a("store", M(PTR, 0, index=OFF), r)
+    a("addg", OFF, Imm(16 * LINE_STEPS))
+    a("subg", N, Imm(LINE_STEPS))
+    em.check_keys_valid("line loop back edge")
+    a("cmpg", N, Imm(LINE_STEPS))
+    a("jae", top)
+    a.place(steps_label)
+
+
+def emit_cbc_lanes(em: LoopEmitter) -> int:
     """CBC encryption of independent messages, one block of each per step: lane i is
     128-bit lane i % W of chain register i // W. Each step reads every lane's pointer from
     the arrays (the general registers cannot hold them all), inserts its plaintext block
     straight into a temporary, XORs that and round key 0 into the chain, runs the rounds
     on all chains at once and extracts each lane's ciphertext straight to its message.
-    The chains stay in registers from the first step to the last."""
+    The chains stay in registers from the first step to the last. Where the plan holds
+    it (_transposing), whole lines of 4 steps go first (_emit_cbc_lines). Returns the
+    steps moved per lane at once: LINE_STEPS, or 1."""
     a, p, isa = em.asm, em.plan, em.isa
     kind, w, span = isa.kind, isa.lanes, _span(isa.kind)
     chains = [em.v(r, kind) for r in p.data]
@@ -729,6 +814,9 @@ def emit_cbc_lanes(em: LoopEmitter) -> None:
           f"chain value of lane {j}")
     a("movg", OFF, Imm(0))
     done, top = a.label("done"), a.label("step")
+    transposing = _transposing(em)
+    if transposing:
+        _emit_cbc_lines(em, chains, a.label("steps"))
     em.skip_if_none(done)
     a.place(top)
     em.check_keys_valid("step loop head")
@@ -766,6 +854,7 @@ def emit_cbc_lanes(em: LoopEmitter) -> None:
     for j, c in enumerate(chains):
         a("store", M(IV, j * span), c, note="chain values for the next call" if j == 0 else "")
     em.ret()
+    return LINE_STEPS if transposing else 1
 
 
 GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), then the table's address
@@ -1083,6 +1172,22 @@ class X86AesEmitter(HwLoopEmitter):
     def plan_options(self, target: Target) -> dict:
         # x86-64 cores rename registers: one register streams every key
         return {"memory_operands": self.isa(target).key_memory_operand, "rotating": 1}
+
+    def cbc_lanes_plan(self, variant, vectors: int) -> Plan:
+        """On zmm, the transposed form's plan (emit_cbc_lanes) where every key stays
+        resident beside 2 x 4 temporaries; else the one-temporary plan."""
+        target = variant.target
+        if self.isa(target).kind == "zmm":
+            need = Need(data=vectors, aux=0, temps=2 * LINE_STEPS, keys=reference.rounds_for(variant.key_bits) + 1,
+                        temp_phase="all")
+            try:
+                plan = regplan.plan(need, self.registers(target), variant.param("key_policy"),
+                                    **self.plan_options(target))
+                if plan.policy == "resident":
+                    return plan
+            except PlanError:
+                pass
+        return super().cbc_lanes_plan(variant, vectors)
 
     def gcm_table(self, target: Target) -> tuple[int, str]:
         # the GHASH variant each width pairs with: xmm (no VPCLMULQDQ) 8 powers; zmm 32 (one

@@ -96,6 +96,9 @@ BRANCHES = ("jmp", "jb", "jae", "jz", "jnz")
 # xmm register (vextracti128 / vextracti32x4); (dst, mem): a 64-bit general register
 # loaded (movq), e.g. a pointer
 INSERT128, EXTRACT128, LOADG = "insert128", "extract128", "loadg"
+# (dst, src1, src2, Imm): zmm 128-bit lanes picked by 2-bit fields of Imm, dst lanes 0-1
+# from src1 and 2-3 from src2 (vshufi64x2): four of them transpose 4 x 4 blocks
+SHUF128 = "shuf128"
 # The key set-up's instructions (xmm only, but PSHUFD). (dst, src, Imm): AESKEYGENASSIST,
 # SubWord of words 1 and 3 and RotWord(SubWord) ^ the round constant; PSHUFD, in each
 # 128-bit lane dst word i = src word (Imm >> 2i) & 3. (dst, src1, src2, Imm): SHUFPS,
@@ -148,6 +151,8 @@ def check_encodable(ins: Instr, enc: str) -> None:
         raise EncodingError(f"{ins.op}: an 8-byte load fills an xmm register")
     if ins.op == LOADHI and enc == "sse" and ins.args[0] != ins.args[1]:
         raise EncodingError(f"{ins.op}: SSE is destructive; destination must be the first source")
+    if ins.op == SHUF128 and (enc != "evex" or any(r.kind != "zmm" for r in regs)):
+        raise EncodingError(f"{ins.op}: picks lanes of zmm registers (EVEX)")
     if ins.op == DUP128 and (ins.args[0].kind == "xmm" or enc == "sse"):
         raise EncodingError(f"{ins.op}: needs a ymm or zmm destination")
     if enc != "evex" and ins.op == XOR3:
@@ -203,6 +208,9 @@ def render(ins: Instr, enc: str) -> str:
     elif op == DUP128:
         dst, src = a
         text = f"vpermq $0x44, {src}, {dst}" if dst.kind == "ymm" else f"vshufi64x2 $0, {src}, {src}, {dst}"
+    elif op == SHUF128:
+        dst, src1, src2, imm = a
+        text = f"vshufi64x2 {imm}, {src2}, {src1}, {dst}"
     elif op in (KEYGEN, PSHUFD):
         dst, src, imm = a
         mnem = {KEYGEN: "aeskeygenassist", PSHUFD: "pshufd"}[op]
@@ -373,6 +381,11 @@ class Machine(_Machine):
             return None
         if op == DUP128:
             self.write_vec(dst, [self.vec[a[1].n][0]] * lanes, [None] * lanes)
+            return None
+        if op == SHUF128:
+            imm = a[3].value
+            picks = [(a[1], imm & 3), (a[1], imm >> 2 & 3), (a[2], imm >> 4 & 3), (a[2], imm >> 6 & 3)]
+            self.write_vec(dst, [self.vec[r.n][i] for r, i in picks], [None] * 4)
             return None
         if op == INSERT128:
             values, tags = list(self.vec[a[1].n][:lanes]), list(self.tag[a[1].n][:lanes])
@@ -599,6 +612,8 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [args[0], args[0], args[1], args[2]]
     elif op == LOADHI and len(args) == 2:     # legacy SSE: the low half stays
         args = [args[0], args[0], args[1]]
+    elif op == DUP128 and mnem == "vshufi64x2" and (args[-1].value != 0 or args[1] != args[2]):
+        op = SHUF128                           # Intel: dst, src1, src2, imm
     elif op == DUP128:
         imm, (dst, *srcs) = args[-1], args[:-1]
         if imm.value != (0x44 if mnem == "vpermq" else 0) or any(x != srcs[0] for x in srcs):

@@ -3,7 +3,7 @@
 # aesgen_select_backends(<generated_dir>)
 # Reads the generated sources.cmake's lists (already included), AESGEN_BACKENDS (names
 # separated by ; or ,; empty: every backend built for this processor) and AESGEN_UNROLL
-# (the software variants' unroll; empty: the default). An unknown name, or one for
+# (the software variants' unroll; empty: "default", each backend's own). An unknown name, or one for
 # another processor, stops the configure with the valid names. A list without a backend that needs no CPU
 # feature gets one added, the one dispatch would pick on a CPU with none, so that every
 # CPU can run the library. Sets:
@@ -76,7 +76,20 @@ macro(aesgen_select_backends _dir)
   endif()
   string(REPLACE ";" " " _aesgen_msg "${AESGEN_BACKENDS_BUILT}")
   message(STATUS "aesgen: backends in the library: ${_aesgen_msg}")
-  message(STATUS "aesgen: software unroll: ${_aesgen_unroll}")
+  if(_aesgen_unroll STREQUAL "default")
+    set(_aesgen_msg "")
+    foreach(_d IN LISTS AESGEN_DEFAULT_UNROLLS)
+      string(REPLACE "=" " " _d "${_d}")
+      string(REGEX MATCH "^[^ ]+" _b "${_d}")
+      if(_b IN_LIST AESGEN_BACKENDS_BUILT)
+        list(APPEND _aesgen_msg "${_d}")
+      endif()
+    endforeach()
+    string(REPLACE ";" ", " _aesgen_msg "${_aesgen_msg}")
+    message(STATUS "aesgen: software unroll: each backend's own (${_aesgen_msg})")
+  else()
+    message(STATUS "aesgen: software unroll: ${_aesgen_unroll}")
+  endif()
   set(AESGEN_UNROLL_CHOSEN ${_aesgen_unroll})
 
   set(AESGEN_LIBRARY_SOURCES ${AESGEN_SHARED_SOURCES})

@@ -111,10 +111,10 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -177,10 +177,10 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -285,10 +285,10 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -351,10 +351,10 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -459,10 +459,10 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -525,10 +525,10 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -635,10 +635,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_sse2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_dec__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -701,10 +701,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_enc__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -809,10 +809,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_sse2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_dec__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -875,10 +875,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_enc__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -983,10 +983,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_sse2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_dec__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
@@ -1049,10 +1049,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
     &aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_enc__x86_64_sse2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)

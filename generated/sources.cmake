@@ -525,16 +525,106 @@ set(AESGEN_SHARED_SOURCES
     cpu_preferences.c
 )
 
-# The software unrolls a build picks from (-DAESGEN_UNROLL; the first is the default),
-# and the definition that tells registry.c which one a build has.
-set(AESGEN_UNROLLS full loop4)
+# The software unrolls a build picks from (-DAESGEN_UNROLL; the first is the default:
+# each backend's own, as its target lists first), and the definition that tells
+# registry.c which one a build has (none for the default).
+set(AESGEN_UNROLLS default full loop4)
+set(AESGEN_UNROLL_DEFINE_OF_default )
 set(AESGEN_UNROLL_DEFINE_OF_full AESGEN_UNROLL_FULL)
 set(AESGEN_UNROLL_DEFINE_OF_loop4 AESGEN_UNROLL_LOOP4)
+# The unroll of each software backend in a default build.
+set(AESGEN_DEFAULT_UNROLLS "avx2-fixslice=full" "avx512-fixslice=full" "neon-fixslice=full" "neon32-fixslice=full" "portable32=full" "portable64=full" "sse2-fixslice=loop4")
 
 # Per unroll: the AES variants dispatch never chooses in a build of it (the software
 # variants of the other unrolls, and those another variant of their backend, key size,
 # direction and unroll always outranks). Only a name reaches them, so the library leaves
 # them out and its registry.c is compiled with AESGEN_OMIT_ALTERNATIVES.
+set(AESGEN_ALTERNATIVE_VARIANTS_default
+    aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
+    aes128_dec__aarch64_neon_fixslice32_loop4
+    aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
+    aes128_dec__arm_neon_fixslice32_loop4
+    aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
+    aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
+    aes128_dec__portable_fixslice32_loop4
+    aes128_dec__portable_fixslice64_loop4
+    aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
+    aes128_dec__x86_64_avx2_fixslice32_loop4
+    aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
+    aes128_dec__x86_64_avx512_fixslice32_loop4
+    aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
+    aes128_dec__x86_64_sse2_fixslice32
+    aes128_enc__aarch64_neon_fixslice32_loop4
+    aes128_enc__arm_neon_fixslice32_loop4
+    aes128_enc__portable_fixslice32_loop4
+    aes128_enc__portable_fixslice64_loop4
+    aes128_enc__x86_64_avx2_fixslice32_loop4
+    aes128_enc__x86_64_avx512_fixslice32_loop4
+    aes128_enc__x86_64_sse2_fixslice32
+    aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
+    aes192_dec__aarch64_neon_fixslice32_loop4
+    aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
+    aes192_dec__arm_neon_fixslice32_loop4
+    aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
+    aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
+    aes192_dec__portable_fixslice32_loop4
+    aes192_dec__portable_fixslice64_loop4
+    aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
+    aes192_dec__x86_64_avx2_fixslice32_loop4
+    aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
+    aes192_dec__x86_64_avx512_fixslice32_loop4
+    aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
+    aes192_dec__x86_64_sse2_fixslice32
+    aes192_enc__aarch64_neon_fixslice32_loop4
+    aes192_enc__arm_neon_fixslice32_loop4
+    aes192_enc__portable_fixslice32_loop4
+    aes192_enc__portable_fixslice64_loop4
+    aes192_enc__x86_64_avx2_fixslice32_loop4
+    aes192_enc__x86_64_avx512_fixslice32_loop4
+    aes192_enc__x86_64_sse2_fixslice32
+    aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
+    aes256_dec__aarch64_neon_fixslice32_loop4
+    aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
+    aes256_dec__arm_neon_fixslice32_loop4
+    aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
+    aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
+    aes256_dec__portable_fixslice32_loop4
+    aes256_dec__portable_fixslice64_loop4
+    aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
+    aes256_dec__x86_64_avx2_fixslice32_loop4
+    aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
+    aes256_dec__x86_64_avx512_fixslice32_loop4
+    aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
+    aes256_dec__x86_64_sse2_fixslice32
+    aes256_enc__aarch64_neon_fixslice32_loop4
+    aes256_enc__arm_neon_fixslice32_loop4
+    aes256_enc__portable_fixslice32_loop4
+    aes256_enc__portable_fixslice64_loop4
+    aes256_enc__x86_64_avx2_fixslice32_loop4
+    aes256_enc__x86_64_avx512_fixslice32_loop4
+    aes256_enc__x86_64_sse2_fixslice32
+)
 set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes128_dec__aarch64_neon_bitslice32
     aes128_dec__aarch64_neon_bitslice32_loop4

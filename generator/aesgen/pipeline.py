@@ -148,10 +148,10 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         outputs.update(files)
     aes = [v for v in variants if v.kind == "aes"]
     alternative = alternatives(aes)
-    by_unroll = {u: alternatives(aes, u) for u in UNROLLS}
+    by_unroll = {u: alternatives(aes, None if u == DEFAULT_UNROLL else u) for u in BUILD_UNROLLS}
 
     def chosen_in(v: Variant) -> set[str]:
-        return {u for u in UNROLLS if v.name not in by_unroll[u]}
+        return {u for u in BUILD_UNROLLS if v.name not in by_unroll[u]}
 
     def facts(v: Variant) -> dict:
         return {"name": v.name, "symbol": v.symbol, "backend": v.backend, "paths": output_paths(v),
@@ -165,7 +165,9 @@ def render_outputs(paths: Paths, patterns: list[str] | None = None, progress=Non
         "aes_variants": [facts(v) for v in aes],                  # the AES registry, its backends
         "ghash_variants": [facts(v) for v in variants if v.kind == "ghash"],
         "backends": _backends(aes, alternative),
-        "unrolls": [{"name": u, "macro": unroll_macro(u), "alternatives": sorted(by_unroll[u])} for u in UNROLLS],
+        "unrolls": [{"name": u, "macro": unroll_macro(u) if u != DEFAULT_UNROLL else "",
+                     "alternatives": sorted(by_unroll[u])} for u in BUILD_UNROLLS],
+        "default_unrolls": default_unrolls(aes),
         "processors": _processors(aes),
         "targets": [{"name": t.name, "path": t.display_path, "summary": t.summary} for t in targets],
         **features.header_context(),
@@ -197,22 +199,46 @@ def unroll_of(v: Variant) -> str | None:
     return v.param("unroll", UNROLLS[0]) if "unroll" in v.target.sections.get("variants", {}) else None
 
 
-def alternatives(variants: list[Variant], unroll: str = UNROLLS[0]) -> set[str]:
+def default_unroll(v: Variant) -> str | None:
+    """The unroll a default build takes for the variant's backend: the first its target
+    lists (measured per backend: docs/performance.md); None for a variant without one."""
+    return v.target.sections["variants"]["unroll"][0] if unroll_of(v) is not None else None
+
+
+def default_unrolls(variants: list[Variant]) -> list[dict]:
+    """Per software backend, the unroll a default build takes (configure prints them)."""
+    return [{"backend": b, "unroll": u}
+            for b, u in sorted({(v.backend, default_unroll(v)) for v in variants if unroll_of(v) is not None})]
+
+
+# The build's choices of software unroll (-DAESGEN_UNROLL): each backend's own (the
+# default, no definition in registry.c), or one unroll for every backend.
+DEFAULT_UNROLL = "default"
+BUILD_UNROLLS = (DEFAULT_UNROLL,) + UNROLLS
+
+
+def alternatives(variants: list[Variant], unroll: str | None = None) -> set[str]:
     """The AES variants dispatch can never choose in a build of software unroll `unroll`
-    (-DAESGEN_UNROLL): the software variants of the other unrolls (where a backend, key
-    size and direction has none of `unroll`, its default-unroll variants stay), and every
-    variant that another of the same backend, key size, direction and unroll outranks
-    while needing no feature it lacks. Dispatch scores rank * 4 + word fit (fit < 4) and
-    moves ranks per backend, and a forced backend or the software class filters whole
-    backends, so the lower rank always wins. Only a name (the tests, the bench's
-    --variant) reaches these."""
+    (-DAESGEN_UNROLL; None: each backend's default_unroll): the software variants of the
+    other unrolls (where a backend, key size and direction has none of `unroll`, those
+    of the first unroll its target lists that it has stay), and every variant that
+    another of the same backend, key size, direction and unroll outranks while needing
+    no feature it lacks. Dispatch scores rank * 4 + word fit (fit < 4) and moves ranks
+    per backend, and a forced backend or the software class filters whole backends, so
+    the lower rank always wins. Only a name (the tests, the bench's --variant) reaches
+    these."""
     def slot(v: Variant) -> tuple:
         return v.backend, v.key_bits, v.direction
 
-    has_unroll = {slot(v) for v in variants if unroll_of(v) == unroll}
+    present: dict = {}
+    for v in variants:
+        present.setdefault(slot(v), set()).add(unroll_of(v))
 
     def built_unroll(v: Variant) -> str | None:
-        return None if unroll_of(v) is None else unroll if slot(v) in has_unroll else UNROLLS[0]
+        if unroll_of(v) is None:
+            return None
+        wanted = ([unroll] if unroll else []) + list(v.target.sections["variants"]["unroll"])
+        return next(u for u in wanted if u in present[slot(v)])
 
     def dominates(w: Variant, v: Variant) -> bool:
         return ((slot(w), unroll_of(w)) == (slot(v), unroll_of(v))
@@ -230,17 +256,16 @@ def omit_macro(backend: str) -> str:
 
 
 def unroll_macro(unroll: str) -> str:
-    """The definition of a build whose software variants have this unroll (CMake sets the
-    picked one; registry.c tests those of the other unrolls, so no definition means the
-    default)."""
+    """The definition of a build whose software variants all have this unroll (CMake sets
+    the picked one; none: each backend's default)."""
     return "AESGEN_UNROLL_" + unroll.upper()
 
 
 def registry_guard(v: Variant, chosen_in: set[str]) -> str:
     """When the registry lists the variant: its files compile to code here, the build did
-    not leave its backend out, and the build keeps alternatives or has one of the unrolls
-    `chosen_in` in which dispatch can choose the variant (no unroll definition: the
-    default; all of them: always)."""
+    not leave its backend out, and the build keeps alternatives or has one of the unroll
+    choices `chosen_in` (BUILD_UNROLLS) in which dispatch can choose the variant (the
+    default: no unroll definition; all of them: always)."""
     guard = compile_guard(v)
     if v.kind != "aes":
         return guard or ""
@@ -248,13 +273,14 @@ def registry_guard(v: Variant, chosen_in: set[str]) -> str:
     terms.append(f"!defined({omit_macro(v.backend)})")
     if not chosen_in:
         terms.append(f"!defined({OMIT_ALTERNATIVES})")
-    elif set(chosen_in) != set(UNROLLS):
-        def has(u: str) -> str:
-            if u != UNROLLS[0]:
-                return f"defined({unroll_macro(u)})"
-            return " && ".join(f"!defined({unroll_macro(o)})" for o in UNROLLS[1:])
-        terms.append(f"(!defined({OMIT_ALTERNATIVES}) || "
-                     + " || ".join(has(u) for u in UNROLLS if u in chosen_in) + ")")
+    elif set(chosen_in) != set(BUILD_UNROLLS):
+        # a build defines one unroll's macro or none (the default): it is in chosen_in
+        # when it defines none of the others, or one of chosen_in
+        if DEFAULT_UNROLL in chosen_in:
+            built = " && ".join(f"!defined({unroll_macro(u)})" for u in UNROLLS if u not in chosen_in)
+        else:
+            built = " || ".join(f"defined({unroll_macro(u)})" for u in UNROLLS if u in chosen_in)
+        terms.append(f"(!defined({OMIT_ALTERNATIVES}) || {built})")
     return " && ".join(terms)
 
 

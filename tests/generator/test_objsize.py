@@ -163,11 +163,11 @@ class Alternatives(unittest.TestCase):
         for v in aes:
             rivals = [w for w in aes if (w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)]
             self.assertEqual(v.name in alt, v.rank > min(w.rank for w in rivals), v.name)
-        # the targets list fixslice first for decryption and the full unroll first: the
-        # bitsliced rounds and the rolled (loop4) forms are the alternatives
+        # the targets list fixslice first for decryption, and their own unroll first (full,
+        # but loop4 on SSE2): the bitsliced rounds and the other unrolls are the alternatives
         self.assertEqual(alt, {v.name for v in aes
                                if (v.direction == "dec" and "_bitslice" in v.name)
-                               or v.param("unroll", "full") != "full"})
+                               or pipeline.unroll_of(v) != pipeline.default_unroll(v)})
         self.assertTrue(any(v.param("unroll", "full") != "full" for v in aes))
 
     def test_a_rolled_build_swaps_the_unrolls_and_keeps_one_choice_per_slot(self):
@@ -222,27 +222,49 @@ class Alternatives(unittest.TestCase):
                                str(root / "generated/registry.c")], capture_output=True, text=True, check=True).stdout
         listed_all = set(re.findall(r"&aesgen_(aes\w+),", here))
         self.assertTrue(listed_all)
-        for unroll in ("full", "loop4"):
-            defines = ["-DAESGEN_OMIT_ALTERNATIVES"] + (["-DAESGEN_UNROLL_LOOP4"] if unroll == "loop4" else [])
+        for unroll in pipeline.BUILD_UNROLLS:
+            default = unroll == pipeline.DEFAULT_UNROLL
+            defines = ["-DAESGEN_OMIT_ALTERNATIVES"] + ([] if default else [f"-D{pipeline.unroll_macro(unroll)}"])
             out = subprocess.run([cc, "-E", *defines, "-I", str(root / "runtime/src"), "-I", str(root / "generated"),
                                   str(root / "generated/registry.c")], capture_output=True, text=True, check=True).stdout
             listed = set(re.findall(r"&aesgen_(aes\w+),", out))
-            self.assertEqual(listed, listed_all - pipeline.alternatives(aes, unroll), unroll)
+            self.assertEqual(listed, listed_all - pipeline.alternatives(aes, None if default else unroll), unroll)
+
+    def test_a_default_build_takes_each_backends_first_unroll(self):
+        _, variants = pipeline.load(pipeline.Paths())
+        aes = [v for v in variants if v.kind == "aes"]
+        default = pipeline.alternatives(aes)
+        # SSE2 lists loop4 first (measured faster there), the others full
+        self.assertNotIn("aes256_enc__x86_64_sse2_fixslice32_loop4", default)
+        self.assertIn("aes256_enc__x86_64_sse2_fixslice32", default)
+        self.assertNotIn("aes256_enc__x86_64_avx2_fixslice32", default)
+        self.assertIn("aes256_enc__x86_64_avx2_fixslice32_loop4", default)
+        full = pipeline.alternatives(aes, "full")
+        self.assertIn("aes256_enc__x86_64_sse2_fixslice32_loop4", full)
+        self.assertNotIn("aes256_enc__x86_64_sse2_fixslice32", full)
+        self.assertIn({"backend": "sse2-fixslice", "unroll": "loop4"}, pipeline.default_unrolls(aes))
+        self.assertIn({"backend": "avx2-fixslice", "unroll": "full"}, pipeline.default_unrolls(aes))
 
     def test_registry_guards_name_the_backend_and_the_alternatives(self):
         _, variants = pipeline.load(pipeline.Paths())
         by = {v.name: v for v in variants}
         self.assertEqual(pipeline.registry_guard(by["aes128_dec__portable_bitslice64"], set()),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)")
-        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_vaes256_avx512vl_x8"], {"full", "loop4"}),
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_vaes256_avx512vl_x8"],
+                                                 set(pipeline.BUILD_UNROLLS)),
                          "(defined(__x86_64__) && defined(__ELF__)) && "
                          "!defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)")
-        self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64"], {"full"}),
+        # full by default and when asked for; loop4 only when asked for
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64"], {"default", "full"}),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
                          "(!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))")
         self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64_loop4"], {"loop4"}),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
                          "(!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))")
+        # SSE2: loop4 by default
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_sse2_fixslice32_loop4"], {"default", "loop4"}),
+                         "(defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && "
+                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))")
 
 
 if __name__ == "__main__":

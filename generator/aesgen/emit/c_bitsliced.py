@@ -38,7 +38,8 @@ class Built:
     core: Program | Loop
 
 
-# every unroll listed is emitted; the first is the default (dispatch prefers it)
+# every unroll listed is emitted; the first is the default (dispatch prefers it, and a
+# build without -DAESGEN_UNROLL keeps it: pipeline.default_unroll)
 UNROLL_FIELD = Field(list, item=str, required=False, default=["full"], check=one_of(aes.UNROLLS, "unroll"))
 
 
@@ -46,7 +47,7 @@ def software_variants(target: Target, spec: dict, params, how) -> list[Variant]:
     """Variants of a software target, for each (key size, direction, algorithm, unroll):
     `params(algorithm)` the emitter's parameters, `how(algorithm)` the name before the
     unroll suffix. Rank: the target's, plus the algorithm's place in its list, plus its
-    unroll's place times the list's length (full variants first)."""
+    unroll's place times the list's length (the first unroll's variants first)."""
     out = []
     for key_bits in spec["key_bits"]:
         for direction, algorithms in (("enc", spec["encrypt"]), ("dec", spec["decrypt"])):

@@ -65,12 +65,20 @@ size_t bench_op_len(int op, size_t size);
 int bench_op_fixed_len(int op); /* 1: bench_op_len ignores the size */
 
 /* cbc-enc-streams: one call is bench_cbc_streams independent CBC encryptions of the
- * row's size each (--streams, default 8), message i at buf + i * size, in place, with
- * the IV bench_stream_iv(i) (the cbc-enc start IV with byte 0 XORed with i). Its
- * length (bench_op_len) is streams * size: MB/s counts every stream. */
+ * row's size each (--streams, default 8), message i at buf + bench_stream_at(size, i)
+ * (i * (size + --stream-gap): back to back by default, so 4 KiB messages share L1
+ * sets), in place, with the IV bench_stream_iv(i) (the cbc-enc start IV with byte 0
+ * XORed with i). Its length (bench_op_len) is streams * size: MB/s counts every
+ * stream; bench_in_bytes is the span the messages cover. */
 #define BENCH_MAX_STREAMS 64
+#define BENCH_MAX_STREAM_GAP 65536
 extern unsigned bench_cbc_streams;
+extern size_t bench_stream_gap;
+size_t bench_stream_at(size_t size, unsigned i);
 void bench_stream_iv(unsigned i, uint8_t iv[16]);
+/* Bytes of the buffer an operation of length len reads and writes (its text): len, but
+ * the span of the messages for cbc-enc-streams. */
+size_t bench_in_bytes(int op, size_t len);
 
 /* Why no implementation can run op with key index k over len bytes (len 0:
  * whatever the length), e.g. AES-192 has no XTS; NULL when nothing stops it. */

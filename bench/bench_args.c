@@ -57,6 +57,9 @@ static void usage(FILE *f)
 "  --sizes LIST        message bytes, multiples of 16, K/M suffixes allowed\n"
 "                      (default 16,64,256,1024,8192,1M; --quick: 8192)\n"
 "  --streams K         messages per cbc-enc-streams call (1..64, default 8)\n"
+"  --stream-gap BYTES  bytes between one cbc-enc-streams message and the next\n"
+"                      (0..65536, default 0: back to back, so messages of 4 KiB\n"
+"                      share L1 sets; e.g. 64 puts each in sets of its own)\n"
 "  --sector-bytes N    xts-sectors-enc's sector size: 16 to 262144, a power of two\n"
 "                      (default 4096)\n"
 "  --peers LIST        extra peers: openssl-noaesni, bearssl-ct64,\n"
@@ -313,6 +316,12 @@ void bench_parse_args(int argc, char **argv, bench_opts *o)
             bench_cbc_streams = (unsigned)parse_number(name, val, 1, BENCH_MAX_STREAMS);
             if ((double)bench_cbc_streams != strtod(val, NULL))
                 bench_arg_error("--streams: '%s' is not a whole number", val);
+        } else if (strcmp(name, "--stream-gap") == 0) {
+            NEED_VALUE();
+            const double n = parse_number(name, val, 0, BENCH_MAX_STREAM_GAP);
+            bench_stream_gap = (size_t)n;
+            if ((double)bench_stream_gap != n)
+                bench_arg_error("--stream-gap: '%s' is not a whole number", val);
         } else if (strcmp(name, "--sector-bytes") == 0) {
             NEED_VALUE();
             const double n = parse_number(name, val, 16, (double)BENCH_XTS_SECTORS_BYTES);

@@ -14,6 +14,7 @@ const char *const bench_op_name[OP_COUNT] = {"ecb-enc",  "ecb-dec",  "ctr",     
                                              "cbc-enc",  "gcm-seal", "gcm-open", "xts-enc",
                                              "xts-dec",  "xts-sectors-enc", "cbc-enc-streams"};
 unsigned bench_cbc_streams = 8;
+size_t bench_stream_gap = 0;
 size_t bench_xts_sector_bytes = 4096;
 const unsigned bench_key_bits[NKEYS] = {128, 192, 256};
 
@@ -42,6 +43,16 @@ void bench_stream_iv(unsigned i, uint8_t iv[16])
 {
     bench_start_iv(OP_CBC_ENC, 0, iv);
     iv[0] ^= (uint8_t)i;
+}
+
+size_t bench_stream_at(size_t size, unsigned i) { return (size + bench_stream_gap) * i; }
+
+size_t bench_in_bytes(int op, size_t len)
+{
+    if (op != OP_CBC_STREAMS_ENC)
+        return len;
+    const size_t size = len / bench_cbc_streams;
+    return bench_stream_at(size, bench_cbc_streams - 1) + size;
 }
 
 const char *bench_op_na(int op, int k, size_t len)
@@ -157,7 +168,7 @@ const uint8_t bench_gcm_aad[BENCH_GCM_AAD_BYTES] = {0, 0, 0, 0, 0, 0, 0, 1,
 
 size_t bench_out_bytes(int op, size_t len)
 {
-    return op == OP_GCM_SEAL ? len + BENCH_GCM_TAG_BYTES : len;
+    return op == OP_GCM_SEAL ? len + BENCH_GCM_TAG_BYTES : bench_in_bytes(op, len);
 }
 
 static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -175,7 +186,7 @@ uint8_t *bench_open_input(uint8_t *buf, size_t len)
 
 int bench_prepare(int op, int k, uint8_t *buf, size_t len)
 {
-    bench_fill(buf, len);
+    bench_fill(buf, bench_in_bytes(op, len));
     if (op == OP_XTS_DEC)
         return bench_reference(OP_XTS_ENC, k, bench_xts_tweak, buf, len);
     if (op != OP_GCM_OPEN)

@@ -117,7 +117,8 @@ static int aesgen_loop(impl *im, int k, int op, uint8_t *buf, size_t len, uint64
         aesgen_cbc_msg m[BENCH_MAX_STREAMS];
         const size_t size = len / bench_cbc_streams;
         for (unsigned s = 0; s < bench_cbc_streams; s++)
-            m[s] = (aesgen_cbc_msg){p->stream_iv[k][s], buf + s * size, buf + s * size, size};
+            m[s] = (aesgen_cbc_msg){p->stream_iv[k][s], buf + bench_stream_at(size, s), buf + bench_stream_at(size, s),
+                                    size};
         for (uint64_t i = 0; i < iters; i++)
             bad |= aesgen_cbc_encrypt_streams(ctx, m, bench_cbc_streams);
         break;

@@ -129,7 +129,7 @@ int bench_reference(int op, int k, const uint8_t iv[16], uint8_t *buf, size_t le
         for (unsigned i = 0; i < bench_cbc_streams; i++) {
             uint8_t siv[16];
             bench_stream_iv(i, siv);
-            if (bench_reference(OP_CBC_ENC, k, siv, buf + i * size, size) != 0)
+            if (bench_reference(OP_CBC_ENC, k, siv, buf + bench_stream_at(size, i), size) != 0)
                 return -1;
         }
         return 0;

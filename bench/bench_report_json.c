@@ -151,7 +151,8 @@ static void json_method(FILE *f, const bench_run *run)
           "\"ratio\": \"speed relative to the named row in this run: ref_ns / this_ns\", "
           "\"check_bytes\": 8192, ",
           f);
-    fprintf(f, "\"xts_sector_bytes\": %zu, ", bench_xts_sector_bytes);
+    fprintf(f, "\"xts_sector_bytes\": %zu, \"cbc_streams\": %u, \"stream_gap\": %zu, ", bench_xts_sector_bytes,
+            bench_cbc_streams, bench_stream_gap);
     fputs("\"load_average_at_start\": ", f);
     jstr(f, run->machine.loadavg);
     fprintf(f, ", \"samples\": %ld, \"preempted_samples\": ", run->samples);

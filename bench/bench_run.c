@@ -165,6 +165,10 @@ void bench_run_setup_impls(bench_run *run)
             bench_run_error(run, "%s: %s", im->name, im->op_note[OP_XTS_ENC]);
         run->nimpl++;
     }
+    if (o->op_sel[OP_CBC_STREAMS_ENC])
+        bench_run_note(run, "cbc-enc-streams: %u messages of the row's size per call, %zu bytes apart%s",
+                       bench_cbc_streams, bench_stream_gap,
+                       bench_stream_gap == 0 ? " (back to back: 4 KiB messages share L1 sets)" : "");
     if (xts_sel && o->key_sel[bench_key_index(192)])
         bench_run_note(run, "AES-192 XTS rows are n/a: %s",
                        bench_op_na(OP_XTS_ENC, bench_key_index(192), 0));
@@ -258,11 +262,12 @@ int bench_run_alloc(bench_run *run)
     const bench_opts *o = &run->opts;
     size_t maxlen = CHECK_BYTES;
     for (int op = 0; op < OP_COUNT; op++) {
-        if (o->op_sel[op] && !bench_op_fixed_len(op) && bench_op_len(op, CHECK_BYTES) > maxlen)
-            maxlen = bench_op_len(op, CHECK_BYTES); /* the check's length */
+        const size_t check = bench_in_bytes(op, bench_op_len(op, CHECK_BYTES)); /* the check's length */
+        if (o->op_sel[op] && !bench_op_fixed_len(op) && check > maxlen)
+            maxlen = check;
         for (int si = 0; o->op_sel[op] && si < bench_op_nsizes(o, op); si++)
-            if (bench_op_size(o, op, si) > maxlen)
-                maxlen = bench_op_size(o, op, si);
+            if (bench_in_bytes(op, bench_op_size(o, op, si)) > maxlen)
+                maxlen = bench_in_bytes(op, bench_op_size(o, op, si));
     }
     /* room for a GCM tag and gcm-open's separate input (bench.h) */
     run->buf = aligned_alloc(64, bench_buf_bytes(maxlen));

@@ -207,8 +207,8 @@ static int imb_cbc_streams(imb_priv *p, int k, uint8_t *buf, size_t len, uint64_
                 j->enc_keys = p->key[k].enc;
                 j->dec_keys = p->key[k].dec;
                 j->key_len_in_bytes = bench_key_bits[k] / 8;
-                j->src = buf + s * size + at;
-                j->dst = buf + s * size + at;
+                j->src = buf + bench_stream_at(size, s) + at;
+                j->dst = buf + bench_stream_at(size, s) + at;
                 j->cipher_start_src_offset_in_bytes = 0;
                 j->msg_len_to_cipher_in_bytes = piece;
                 j->iv = p->stream_iv[k][s];
@@ -224,7 +224,7 @@ static int imb_cbc_streams(imb_priv *p, int k, uint8_t *buf, size_t len, uint64_
             if (done != n)
                 return -1;
             for (unsigned s = 0; s < n; s++)
-                memcpy(p->stream_iv[k][s], buf + s * size + at + piece - 16, 16);
+                memcpy(p->stream_iv[k][s], buf + bench_stream_at(size, s) + at + piece - 16, 16);
         }
     return 0;
 }

@@ -320,7 +320,7 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, u
  * a step reads and writes one block of each: more than CROWD of them in flight and the
  * lines thrash. Measured on an Intel Xeon (AES-128, vaes512) with 16 in-place messages
  * of 4 KiB, 4 KiB apart: 16 lanes at once 3.0 GB/s, two rounds of 8 lanes 7.7 GB/s.
- * On AMD CPUs crowded messages go through a contiguous buffer instead, LINE_STEPS blocks
+ * On AMD CPUs crowded messages go through a contiguous buffer instead, STAGE_STEPS blocks
  * of each at a time (run_lanes_staged): each message line is read once and written once,
  * whole, and the function's 16-byte loads and stores stay in the buffer's own lines.
  * Zen 5, vaes512, 4 KiB messages 4 KiB apart, in place: 9 messages 5.9 -> 8.2 GB/s
@@ -335,7 +335,7 @@ static void run_steps(const aesgen_variant *v, const void *rk, uint8_t *chain, u
  * once 11.5, two rounds of 16 14.4). */
 #define CROWD 8
 #define LINE_CROWD 16
-#define LINE_STEPS 16       /* blocks of each lane per call through the buffer: 256 bytes */
+#define STAGE_STEPS 16      /* blocks of each lane per call through the buffer: 256 bytes */
 #define MAX_STAGED_LANES 32 /* the widest lanes function */
 
 /* Whether more than CROWD of the first `n` messages with data start in one L1 set. */
@@ -394,18 +394,18 @@ static void run_lanes(const aesgen_variant *v, const void *rk, uint8_t *chain, u
     }
 }
 
-/* n blocks from src to dst: a whole LINE_STEPS by a fixed-size copy, inlined (a
+/* n blocks from src to dst: a whole STAGE_STEPS by a fixed-size copy, inlined (a
  * library call per lane per call cost more than the staging saved). */
 static inline void copy_steps(uint8_t *dst, const uint8_t *src, size_t n)
 {
-    if (n == LINE_STEPS)
-        memcpy(dst, src, 16 * LINE_STEPS);
+    if (n == STAGE_STEPS)
+        memcpy(dst, src, 16 * STAGE_STEPS);
     else
         memcpy(dst, src, 16 * n);
 }
 
-/* run_lanes for crowded messages: lane i's next LINE_STEPS blocks are copied to
- * lines + 16 * LINE_STEPS * i, encrypted there in place, and copied back out. */
+/* run_lanes for crowded messages: lane i's next STAGE_STEPS blocks are copied to
+ * lines + 16 * STAGE_STEPS * i, encrypted there in place, and copied back out. */
 static void run_lanes_staged(const aesgen_variant *v, const void *rk, uint8_t *chain, uint8_t *lines,
                              lane *lanes, size_t live, size_t steps)
 {
@@ -413,14 +413,14 @@ static void run_lanes_staged(const aesgen_variant *v, const void *rk, uint8_t *c
     const uint8_t *in[MAX_STAGED_LANES];
     uint8_t *out[MAX_STAGED_LANES];
     for (size_t i = 0; i < f->lanes; i++) /* idle lanes run on their own lines, which nothing reads */
-        in[i] = out[i] = lines + 16 * LINE_STEPS * i;
+        in[i] = out[i] = lines + 16 * STAGE_STEPS * i;
     for (size_t done = 0; done < steps;) {
-        const size_t n = steps - done < LINE_STEPS ? steps - done : LINE_STEPS;
+        const size_t n = steps - done < STAGE_STEPS ? steps - done : STAGE_STEPS;
         for (size_t i = 0; i < live; i++)
-            copy_steps(lines + 16 * LINE_STEPS * i, lanes[i].in + 16 * done, n);
+            copy_steps(lines + 16 * STAGE_STEPS * i, lanes[i].in + 16 * done, n);
         f->fn(rk, out, in, n, chain);
         for (size_t i = 0; i < live; i++)
-            copy_steps(lanes[i].out + 16 * done, lines + 16 * LINE_STEPS * i, n);
+            copy_steps(lanes[i].out + 16 * done, lines + 16 * STAGE_STEPS * i, n);
         done += n;
     }
     for (size_t i = 0; i < live; i++) {
@@ -448,12 +448,14 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
     }
     /* the lanes' chain values, then the lanes function's scratch */
     _Alignas(CHAIN_ALIGN) uint8_t chain[16 * MAX_LANES + AESGEN_CBC_LANES_SCRATCH(MAX_LANES)];
-    const size_t widest = v->cbc_lanes[0].lanes; /* a narrower function's scratch lies in the widest's */
-    const size_t chain_used = has_lanes && v->cbc_lanes[0].line_steps > 1
-                                  ? 16 * widest + AESGEN_CBC_LANES_SCRATCH(widest)
+    /* what the call wipes: every chain value, and the scratch a transposing lanes function
+     * may use (a narrower function's lies in the widest's) */
+    const size_t widest = v->cbc_lanes[0].lanes, scratch_end = 16 * widest + AESGEN_CBC_LANES_SCRATCH(widest);
+    const size_t chain_used = has_lanes && v->cbc_lanes[0].line_steps > 1 && scratch_end > 16 * MAX_LANES
+                                  ? scratch_end
                                   : 16 * MAX_LANES;
     memset(chain, 0, 16 * MAX_LANES); /* idle lanes start from zero */
-    _Alignas(64) uint8_t lines[16 * LINE_STEPS * MAX_STAGED_LANES];
+    _Alignas(64) uint8_t lines[16 * STAGE_STEPS * MAX_STAGED_LANES];
     _Alignas(64) uint8_t stage[16 * MAX_LANES * GROUP];
     _Alignas(16) uint8_t scratch[16 * IDLE_STEPS];
     lane lanes[MAX_LANES];
@@ -499,10 +501,10 @@ static void encrypt_streams(const aesgen_variant *v, const void *rk, const aesge
         live = take_message(msgs, count, &next, &lanes[0], chain);
     }
     /* chain values, and what a transposing lanes function parked: plaintext and ciphertext */
-    aesgen_memwipe(chain, chain_used > 16 * MAX_LANES ? chain_used : 16 * MAX_LANES);
+    aesgen_memwipe(chain, chain_used);
     aesgen_memwipe(scratch, sizeof scratch);
     if (staged) /* plaintext and ciphertext of every lane a function ran, idle ones too */
-        aesgen_memwipe(lines, 16 * LINE_STEPS * width);
+        aesgen_memwipe(lines, 16 * STAGE_STEPS * width);
     for (size_t t = 0; !has_lanes && t < GROUP; t++) /* what the steps wrote: used lanes, to 64 bytes */
         aesgen_memwipe(stage + 16 * MAX_LANES * t, (16 * used + 63) & ~(size_t)63);
 }

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_avx2_bitslice32
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.
- * Core: 3035 vector operations per batch (11.86 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
+ * Core: 3035 vector instructions per batch (11.86 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
  * Key set-up aesgen_setkey_aes128_bitslice32 and lane core aesgen_core_aes128_dec_bitslice32_cmt121: shared, in generated/common/.
  * Verified: the model ran the lane program (2 blocks) and the vector program (16 blocks: whole-vector loads, the transpose into 8 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x342fbc13) against the reference AES.
  */

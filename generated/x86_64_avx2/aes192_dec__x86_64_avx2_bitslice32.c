@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_dec__x86_64_avx2_bitslice32
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.
- * Core: 3615 vector operations per batch (14.12 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
+ * Core: 3615 vector instructions per batch (14.12 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
  * Key set-up aesgen_setkey_aes192_bitslice32 and lane core aesgen_core_aes192_dec_bitslice32_cmt121: shared, in generated/common/.
  * Verified: the model ran the lane program (2 blocks) and the vector program (16 blocks: whole-vector loads, the transpose into 8 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x202bf0e0) against the reference AES.
  */

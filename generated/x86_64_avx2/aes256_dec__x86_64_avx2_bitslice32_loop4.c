@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_dec__x86_64_avx2_bitslice32_loop4
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.
- * Core: 4195 vector operations per batch (16.39 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
+ * Core: 4195 vector instructions per batch (16.39 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
  * Key set-up aesgen_setkey_aes256_bitslice32 and lane core aesgen_core_aes256_dec_bitslice32_cmt121_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 3 iterations over fixslicing's 4-round period (1160 operations written once), the other rounds straight-line: 1875 operations written, 4195 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (16 blocks: whole-vector loads, the transpose into 8 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xb598c7bd) against the reference AES.

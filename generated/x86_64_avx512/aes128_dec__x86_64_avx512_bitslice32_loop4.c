@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes128_dec__x86_64_avx512_bitslice32_loop4
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 2196 vector operations per batch (4.29 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2987 lane operations before the ternary-logic pass (847 three-input ops).
+ * Core: 2196 vector instructions per batch (4.29 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2987 lane operations before the ternary-logic pass (847 three-input ops).
  * Key set-up aesgen_setkey_aes128_bitslice32 and lane core aesgen_core_aes128_dec_bitslice32_cmt121_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (827 operations written once), the other rounds straight-line: 1369 operations written, 2196 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xe7e5a95a) against the reference AES.

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_enc__x86_64_avx512_fixslice32
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 1831 vector operations per batch (3.58 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2557 lane operations before the ternary-logic pass (662 three-input ops).
+ * Core: 1831 vector instructions per batch (3.58 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2557 lane operations before the ternary-logic pass (662 three-input ops).
  * Key set-up aesgen_setkey_aes192_fixslice32 and lane core aesgen_core_aes192_enc_fixslice32_bp113: shared, in generated/common/.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x281e9b2a) against the reference AES.
  */

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes192_enc__x86_64_avx512_fixslice32_loop4
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 1833 vector operations per batch (3.58 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2557 lane operations before the ternary-logic pass (660 three-input ops).
+ * Core: 1833 vector instructions per batch (3.58 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2557 lane operations before the ternary-logic pass (660 three-input ops).
  * Key set-up aesgen_setkey_aes192_fixslice32 and lane core aesgen_core_aes192_enc_fixslice32_bp113_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (565 operations written once), the other rounds straight-line: 1268 operations written, 1833 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xb8e46063) against the reference AES.

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_dec__x86_64_avx512_bitslice32
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 3011 vector operations per batch (5.88 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 4147 lane operations before the ternary-logic pass (1192 three-input ops).
+ * Core: 3011 vector instructions per batch (5.88 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 4147 lane operations before the ternary-logic pass (1192 three-input ops).
  * Key set-up aesgen_setkey_aes256_bitslice32 and lane core aesgen_core_aes256_dec_bitslice32_cmt121: shared, in generated/common/.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xe83a24db) against the reference AES.
  */

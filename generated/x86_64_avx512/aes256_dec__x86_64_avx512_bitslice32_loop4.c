@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_dec__x86_64_avx512_bitslice32_loop4
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 3023 vector operations per batch (5.90 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 4147 lane operations before the ternary-logic pass (1180 three-input ops).
+ * Core: 3023 vector instructions per batch (5.90 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 4147 lane operations before the ternary-logic pass (1180 three-input ops).
  * Key set-up aesgen_setkey_aes256_bitslice32 and lane core aesgen_core_aes256_dec_bitslice32_cmt121_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 3 iterations over fixslicing's 4-round period (827 operations written once), the other rounds straight-line: 1369 operations written, 3023 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x4a429b33) against the reference AES.

@@ -8,7 +8,7 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate --filter aes256_enc__x86_64_avx512_fixslice32
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
- * Core: 2138 vector operations per batch (4.18 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2997 lane operations before the ternary-logic pass (779 three-input ops).
+ * Core: 2138 vector instructions per batch (4.18 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2997 lane operations before the ternary-logic pass (779 three-input ops).
  * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_aes256_enc_fixslice32_bp113: shared, in generated/common/.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xda08a705) against the reference AES.
  */

@@ -7,6 +7,12 @@ whenever the merged function still depends on at most three values. The truth ta
 of each merged op is computed by evaluating the absorbed ops, so no table is written
 by hand.
 
+share_rotations: where a value is rotated by two amounts a whole number of bytes apart,
+the later rotation becomes a byte rotation of the earlier one. On a vector ISA with a
+byte shuffle (AVX2's vpshufb) a byte rotation is one op and any other is three (two
+shifts and an OR), so fixsliced MixColumns' pairs such as ror 2 / ror 10 cost four
+ops instead of six.
+
 hoist_logic: move each logic op up to just after the last definition it reads, so that
 values consumed by it die as soon as they can: fewer values live at once (a GHASH
 stitched into AES rounds folds each product into its sum as it comes).
@@ -105,6 +111,34 @@ def fuse_ternary(program: Program | Loop) -> Program | Loop:
             absorbed.update(index[a] for a in chosen)
             rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
     out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
+    result = Program(program.name, program.bits, program.memories, out, program.lanes,
+                     program.inputs, program.outputs)
+    check(result)
+    return result
+
+
+def share_rotations(program: Program | Loop) -> Program | Loop:
+    """A Loop piece by piece. The earliest rotation of a value by an amount that is not
+    whole bytes is the base of every later rotation of it by a whole number of bytes more."""
+    if isinstance(program, Loop):
+        loop = program.replace(*(share_rotations(p) for p in program.pieces()))
+        check_loop(loop)
+        return loop
+    check(program)
+    base: dict[tuple, tuple[str, int]] = {}    # (value, amount % 8) -> (first rotation, amount)
+    out: list[Op] = []
+    for op in program.ops:
+        if op.code == "ror" and isinstance(op.args[0], str):
+            src, n = op.args
+            key = (src, n % 8)
+            if key in base:
+                first, m = base[key]
+                step = (n - m) % program.bits
+                if step:
+                    op = Op("ror", op.dst, (first, step))
+            elif n % 8:
+                base[key] = (op.dst, n)
+        out.append(op)
     result = Program(program.name, program.bits, program.memories, out, program.lanes,
                      program.inputs, program.outputs)
     check(result)

@@ -15,7 +15,7 @@ from aesgen.emit.c_simd import ISAS, vector_core_statements, vector_statements
 from aesgen.ir import SHUFFLE_OPS, Builder, Memory, Op, Program
 from aesgen.lanes import GROUP_WORDS, networks, vectorize
 from aesgen.model import ModelError, execute, verify_block_cipher
-from aesgen.passes import fuse_ternary, hoist_logic
+from aesgen.passes import fuse_ternary, hoist_logic, share_rotations
 
 
 def random_logic(seed: int, inputs: int = 5, ops: int = 60) -> Program:
@@ -67,6 +67,55 @@ class TernaryPass(unittest.TestCase):
         keys = (aes.key_expansion(128, sbox), aes.pack_round_keys(layout, 128, "fixslice"))
         with self.assertRaises(ModelError):
             verify_block_cipher("broken", 128, "enc", keys, fused, layout.blocks, 1, 1)
+
+
+class SharedRotations(unittest.TestCase):
+    """A rotation a whole number of bytes past an earlier one of the same value becomes a
+    byte rotation of it (one vpshufb on AVX2 instead of two shifts and an OR)."""
+
+    def test_random_rotations_keep_their_function(self):
+        rng = random.Random(11)
+        for seed in range(30):
+            p = Program(f"rot{seed}", 32, (Memory("x", "words", 3, False), Memory("y", "words", 12, True)))
+            for i in range(3):
+                p.ops.append(Op("ldw", f"i{i}", ("x", i)))
+            for j in range(12):
+                p.ops.append(Op("ror", f"r{j}", (f"i{rng.randrange(3)}", rng.choice([2, 4, 6, 10, 12, 18, 20, 26, 8, 16]))))
+                p.ops.append(Op("stw", None, ("y", j, f"r{j}")))
+            q = share_rotations(p)
+            for _ in range(3):
+                x = [rng.getrandbits(32) for _ in range(3)]
+                a, b = {"x": x, "y": [0] * 12}, {"x": x, "y": [0] * 12}
+                execute(p, a)
+                execute(q, b)
+                self.assertEqual(a["y"], b["y"], f"seed {seed}")
+            # what is left off whole bytes has one amount per value and residue
+            left = {(op.args[0], op.args[1]) for op in q.ops if op.code == "ror" and op.args[1] % 8}
+            self.assertEqual(len(left), len({(a, n % 8) for a, n in left}))
+
+    def test_fixsliced_cores_halve_their_bit_rotations_and_still_agree(self):
+        layout = Layout(32)
+        for key_bits, direction in ((128, "enc"), (256, "dec")):
+            core = (aes.fixsliced_encrypt(layout, key_bits, circuits.load("bp113")) if direction == "enc"
+                    else aes.fixsliced_decrypt(layout, key_bits, circuits.load("cmt121")))
+            shared = share_rotations(vectorize(core, 8))
+            bit_rotations = lambda p: sum(1 for op in p.ops if op.code == "ror" and op.args[1] % 8)
+            self.assertEqual(shared.count("ror"), core.count("ror"))
+            self.assertEqual(2 * bit_rotations(shared), bit_rotations(core))
+            keys = (aes.key_expansion(key_bits, circuits.load("bp113")),
+                    aes.pack_round_keys(layout, key_bits, "fixslice"))
+            verify_block_cipher("shared", key_bits, direction, keys, shared, 8 * layout.blocks, 1, 5)
+
+    def test_a_wrong_byte_step_is_caught(self):
+        layout = Layout(32)
+        shared = share_rotations(aes.fixsliced_encrypt(layout, 128, circuits.load("bp113")))
+        firsts = {op.dst for op in shared.ops if op.code == "ror" and op.args[1] % 8}
+        k = next(i for i, op in enumerate(shared.ops) if op.code == "ror" and op.args[0] in firsts)
+        op = shared.ops[k]
+        shared.ops[k] = Op("ror", op.dst, (op.args[0], (op.args[1] + 8) % 32 or 8))
+        keys = (aes.key_expansion(128, circuits.load("bp113")), aes.pack_round_keys(layout, 128, "fixslice"))
+        with self.assertRaises(ModelError):
+            verify_block_cipher("broken", 128, "enc", keys, shared, layout.blocks, 1, 1)
 
 
 class HoistPass(unittest.TestCase):

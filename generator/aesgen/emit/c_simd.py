@@ -24,7 +24,7 @@ from ..ir import ALU_OPS, SHUFFLE_OPS, Loop, Program, check
 from ..features import c_mask
 from ..lanes import vectorize
 from ..model import verify_block_cipher
-from ..passes import fuse_ternary
+from ..passes import fuse_ternary, share_rotations
 from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
@@ -59,6 +59,18 @@ class Isa:
 
     def vtype(self, lane: int) -> str:
         raise NotImplementedError
+
+    def cost(self, op) -> int:
+        """Instructions one IR op prints as (a rotation may take several)."""
+        return 1
+
+    def instructions(self, program) -> int:
+        """Vector instructions executed per run of a vector program or rolled core: the
+        ALU ops weighted by cost, a loop's body counted once per iteration."""
+        if hasattr(program, "body"):
+            return (program.times * self.instructions(program.body) + self.instructions(program.head)
+                    + self.instructions(program.tail))
+        return sum(self.cost(op) for op in program.ops if op.code in ALU_OPS)
 
     def expr(self, code: str, args: list, lane: int, const) -> str:
         """One op as an expression over vectors. args: operand expressions, except the
@@ -111,6 +123,11 @@ class X86Isa(Isa):
 
     def vtype(self, lane: int) -> str:
         return {128: "__m128i", 256: "__m256i", 512: "__m512i"}[self.vector_bits]
+
+    def cost(self, op) -> int:
+        if op.code == "ror" and self.vector_bits < 512 and not (self.byte_shuffle and op.args[1] % 8 == 0):
+            return 3    # two shifts and an OR
+        return 1
 
     def _x86(self, what: str, lane: int) -> str:
         p = {128: "_mm", 256: "_mm256", 512: "_mm512"}[self.vector_bits]
@@ -213,6 +230,9 @@ class X86Isa(Isa):
 class NeonIsa(Isa):
     """AArch64 Advanced SIMD and 32-bit ARM NEON: <arm_neon.h> intrinsics; PMULL on AArch64."""
 
+    def cost(self, op) -> int:
+        return 2 if op.code == "ror" else 1
+
     @property
     def aarch64(self) -> bool:
         """AArch64 (zip1/zip2, PMULL), as opposed to 32-bit ARM NEON."""
@@ -233,7 +253,7 @@ class NeonIsa(Isa):
             return f"vshlq_n_{u}({args[0]}, {args[1]})"
         if code == "shr":
             return f"vshrq_n_{u}({args[0]}, {args[1]})"
-        if code == "ror":   # shift left, then shift right and insert
+        if code == "ror":   # shift left, then shift right and insert (cost: 2)
             return f"vsriq_n_{u}(vshlq_n_{u}({args[0]}, {lane - args[1]}), {args[0]}, {args[1]})"
         raise ValueError(code)
 
@@ -516,6 +536,8 @@ class CSimdEmitter(Emitter):
         vector = vectorize(core, lanes)
         if isa.ternary:
             vector = fuse_ternary(vector)
+        if isa.byte_shuffle:
+            vector = share_rotations(vector)
         return Built(variant, isa, layout, lanes, key_programs, vector, core)
 
     def shared(self, variant: Variant) -> list[SharedSource]:
@@ -537,13 +559,13 @@ class CSimdEmitter(Emitter):
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v, isa = built.variant, built.isa
         lane = built.layout.word_bits
-        ops = built.core.alu_count()
+        ops = isa.instructions(built.core)
         moves = built.core.count(*SHUFFLE_OPS)
         blocks = built.lanes * built.layout.blocks
         summary = [
             f"{isa.name.upper()}: {built.lanes} lanes of {lane} bits, each running the "
             f"{built.layout.blocks}-block fixsliced layout: {blocks} blocks per batch.",
-            f"Core: {ops} vector operations per batch ({ops / (16 * blocks):.2f} per byte), {moves} of them "
+            f"Core: {ops} vector instructions per batch ({ops / (16 * blocks):.2f} per byte), {moves} of them "
             f"shuffles that transpose the blocks into lanes and back in registers"
             + (f"; {built.scalar.alu_count()} lane operations before the ternary-logic pass "
                f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),

@@ -24,7 +24,7 @@ from ..ir import ALU_OPS, SHUFFLE_OPS, Loop, Program, check
 from ..features import c_mask
 from ..lanes import vectorize
 from ..model import verify_block_cipher
-from ..passes import fuse_ternary, share_rotations
+from ..passes import byte_rotate_blends, fuse_ternary, share_rotations
 from ..space import ALGORITHM_LISTS, Space
 from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
@@ -537,7 +537,7 @@ class CSimdEmitter(Emitter):
         if isa.ternary:
             vector = fuse_ternary(vector)
         if isa.byte_shuffle:
-            vector = share_rotations(vector)
+            vector = byte_rotate_blends(share_rotations(vector))
         return Built(variant, isa, layout, lanes, key_programs, vector, core)
 
     def shared(self, variant: Variant) -> list[SharedSource]:

@@ -265,9 +265,11 @@ int bench_run_alloc(bench_run *run)
         const size_t check = bench_in_bytes(op, bench_op_len(op, CHECK_BYTES)); /* the check's length */
         if (o->op_sel[op] && !bench_op_fixed_len(op) && check > maxlen)
             maxlen = check;
-        for (int si = 0; o->op_sel[op] && si < bench_op_nsizes(o, op); si++)
-            if (bench_in_bytes(op, bench_op_size(o, op, si)) > maxlen)
-                maxlen = bench_in_bytes(op, bench_op_size(o, op, si));
+        for (int si = 0; o->op_sel[op] && si < bench_op_nsizes(o, op); si++) {
+            const size_t n = bench_in_bytes(op, bench_op_size(o, op, si));
+            if (n > maxlen)
+                maxlen = n;
+        }
     }
     /* room for a GCM tag and gcm-open's separate input (bench.h) */
     run->buf = aligned_alloc(64, bench_buf_bytes(maxlen));

@@ -67,11 +67,28 @@ def _table(leaves: tuple, code: str, operands: list, exprs: dict, table: int | N
     return out
 
 
+def _per_piece(rewrite, program: Program | Loop) -> Loop | None:
+    """A Loop rewritten piece by piece (the carried state keeps its names), None for a
+    straight-line program."""
+    if not isinstance(program, Loop):
+        return None
+    loop = program.replace(*(rewrite(p) for p in program.pieces()))
+    check_loop(loop)
+    return loop
+
+
+def _with_ops(program: Program, ops: list[Op]) -> Program:
+    """program with its ops replaced, checked."""
+    result = Program(program.name, program.bits, program.memories, ops, program.lanes,
+                     program.inputs, program.outputs)
+    check(result)
+    return result
+
+
 def fuse_ternary(program: Program | Loop) -> Program | Loop:
     """A Loop piece by piece (the carried state is never absorbed: outputs count as uses)."""
-    if isinstance(program, Loop):
-        loop = program.replace(*(fuse_ternary(p) for p in program.pieces()))
-        check_loop(loop)
+    loop = _per_piece(fuse_ternary, program)
+    if loop is not None:
         return loop
     check(program)
     ops = program.ops
@@ -117,18 +134,14 @@ def fuse_ternary(program: Program | Loop) -> Program | Loop:
             absorbed.update(index[a] for a in chosen)
             rewritten[i] = Op("ternary", op.dst, padded + (flat[op.dst][1],))
     out = [rewritten.get(i, op) for i, op in enumerate(ops) if i not in absorbed]
-    result = Program(program.name, program.bits, program.memories, out, program.lanes,
-                     program.inputs, program.outputs)
-    check(result)
-    return result
+    return _with_ops(program, out)
 
 
 def share_rotations(program: Program | Loop) -> Program | Loop:
     """A Loop piece by piece. The earliest rotation of a value by an amount that is not
     whole bytes is the base of every later rotation of it by a whole number of bytes more."""
-    if isinstance(program, Loop):
-        loop = program.replace(*(share_rotations(p) for p in program.pieces()))
-        check_loop(loop)
+    loop = _per_piece(share_rotations, program)
+    if loop is not None:
         return loop
     check(program)
     base: dict[tuple, tuple[str, int]] = {}    # (value, amount % 8) -> (first rotation, amount)
@@ -145,10 +158,7 @@ def share_rotations(program: Program | Loop) -> Program | Loop:
             elif n % 8:
                 base[key] = (op.dst, n)
         out.append(op)
-    result = Program(program.name, program.bits, program.memories, out, program.lanes,
-                     program.inputs, program.outputs)
-    check(result)
-    return result
+    return _with_ops(program, out)
 
 
 def _byte_rotation_of(src: list[int], bits: int) -> tuple[int, int] | None:
@@ -165,9 +175,8 @@ def byte_rotate_blends(program: Program | Loop) -> Program | Loop:
     """A Loop piece by piece. Rewrites r = X ^ ((X ^ Y) & M), X and Y rotations of one
     value used nowhere else, M the same in every byte, where the bits it gathers are a
     whole-byte rotation followed by a rotation within each byte (see _byte_rotation_of)."""
-    if isinstance(program, Loop):
-        loop = program.replace(*(byte_rotate_blends(p) for p in program.pieces()))
-        check_loop(loop)
+    loop = _per_piece(byte_rotate_blends, program)
+    if loop is not None:
         return loop
     check(program)
     bits = program.bits
@@ -237,10 +246,7 @@ def byte_rotate_blends(program: Program | Loop) -> Program | Loop:
         if op.dst in dead:
             continue
         out.extend(rewrite.get(i, [op]))
-    result = Program(program.name, program.bits, program.memories, out, program.lanes,
-                     program.inputs, program.outputs)
-    check(result)
-    return result
+    return _with_ops(program, out)
 
 
 def hoist_logic(program: Program) -> Program:
@@ -258,7 +264,4 @@ def hoist_logic(program: Program) -> Program:
             out.append(op)
             if op.dst is not None:
                 where[op.dst] = len(out) - 1
-    result = Program(program.name, program.bits, program.memories, out, program.lanes,
-                     program.inputs, program.outputs)
-    check(result)
-    return result
+    return _with_ops(program, out)

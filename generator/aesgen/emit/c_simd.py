@@ -67,7 +67,7 @@ class Isa:
     def instructions(self, program) -> int:
         """Vector instructions executed per run of a vector program or rolled core: the
         ALU ops weighted by cost, a loop's body counted once per iteration."""
-        if hasattr(program, "body"):
+        if isinstance(program, Loop):
             return (program.times * self.instructions(program.body) + self.instructions(program.head)
                     + self.instructions(program.tail))
         return sum(self.cost(op) for op in program.ops if op.code in ALU_OPS)

@@ -3,7 +3,8 @@
 # aesgen_select_backends(<generated_dir>)
 # Reads the generated sources.cmake's lists (already included), AESGEN_BACKENDS (names
 # separated by ; or ,; empty: every backend built for this processor) and AESGEN_UNROLL
-# (the software variants' unroll; empty: "default", each backend's own). An unknown name, or one for
+# (the unroll of every backend that has it, "rolled" each backend's most rolled; empty:
+# "default", each backend's own). An unknown name, or one for
 # another processor, stops the configure with the valid names. A list without a backend that needs no CPU
 # feature gets one added, the one dispatch would pick on a CPU with none, so that every
 # CPU can run the library. Sets:
@@ -86,9 +87,9 @@ macro(aesgen_select_backends _dir)
       endif()
     endforeach()
     string(REPLACE ";" ", " _aesgen_msg "${_aesgen_msg}")
-    message(STATUS "aesgen: software unroll: each backend's own (${_aesgen_msg})")
+    message(STATUS "aesgen: unroll: each backend's own (${_aesgen_msg})")
   else()
-    message(STATUS "aesgen: software unroll: ${_aesgen_unroll}")
+    message(STATUS "aesgen: unroll: ${_aesgen_unroll}")
   endif()
   set(AESGEN_UNROLL_CHOSEN ${_aesgen_unroll})
 

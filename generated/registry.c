@@ -9,8 +9,8 @@
 /*
  * A build defines AESGEN_OMIT_BACKEND_<BACKEND> for each backend it leaves out and
  * AESGEN_OMIT_ALTERNATIVES when it leaves out the variants dispatch never chooses
- * (another variant of their backend, key size, direction and software unroll always
- * ranks first, or the software variants of an unroll the build did not pick:
+ * (another variant of their backend, key size, direction and unroll always
+ * ranks first, or the variants of an unroll the build did not pick:
  * AESGEN_UNROLL_<UNROLL>, none for the default); without definitions the registry
  * lists every variant compiled here.
  */
@@ -27,10 +27,10 @@ extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_bitslice32_loop4;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -39,10 +39,10 @@ extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32;
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_bitslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -57,16 +57,16 @@ extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -78,8 +78,11 @@ extern const aesgen_variant aesgen_aes128_dec__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes128_dec__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_dec__x86_64_aesni_x8_loop1;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
@@ -87,10 +90,10 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -99,10 +102,10 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -117,40 +120,49 @@ extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_dec__x86_64_vaes512_x8_loop1;
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes128_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__aarch64_neon_fixslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__arm_neon_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -162,19 +174,22 @@ extern const aesgen_variant aesgen_aes128_enc__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes128_enc__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8_loop1;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -183,14 +198,23 @@ extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8_loop1;
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_ce_x6;
@@ -201,10 +225,10 @@ extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_bitslice32_loop4;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -213,10 +237,10 @@ extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32;
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_bitslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -231,16 +255,16 @@ extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -252,8 +276,11 @@ extern const aesgen_variant aesgen_aes192_dec__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes192_dec__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_dec__x86_64_aesni_x8_loop1;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
@@ -261,10 +288,10 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -273,10 +300,10 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -291,40 +318,49 @@ extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_dec__x86_64_vaes512_x8_loop1;
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes192_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__aarch64_neon_fixslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__arm_neon_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -336,19 +372,22 @@ extern const aesgen_variant aesgen_aes192_enc__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes192_enc__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_enc__x86_64_aesni_x8_loop1;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -357,14 +396,23 @@ extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes192_enc__x86_64_vaes512_x8_loop1;
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_ce_x6;
@@ -375,10 +423,10 @@ extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32;
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_bitslice32_loop4;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__aarch64_neon_fixslice32_loop4;
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -387,10 +435,10 @@ extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32;
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_bitslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__arm_neon_fixslice32_loop4;
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -405,16 +453,16 @@ extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64;
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__portable_bitslice64_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -426,8 +474,11 @@ extern const aesgen_variant aesgen_aes256_dec__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes256_dec__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_dec__x86_64_aesni_x8_loop1;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
@@ -435,10 +486,10 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -447,10 +498,10 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -465,40 +516,49 @@ extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8_loop1;
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
 extern const aesgen_variant aesgen_aes256_enc__aarch64_ce_x6;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32;
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__aarch64_neon_fixslice32_loop4;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32;
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__arm_neon_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice32_loop4;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64;
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__portable_fixslice64_loop4;
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -510,19 +570,22 @@ extern const aesgen_variant aesgen_aes256_enc__riscv64_zkn_x2;
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
 extern const aesgen_variant aesgen_aes256_enc__sparc64_t4_x2;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_enc__x86_64_aesni_x8_loop1;
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32;
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4;
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -531,14 +594,23 @@ extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32;
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8;
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes256_x8_loop1;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
 extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8;
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+extern const aesgen_variant aesgen_aes256_enc__x86_64_vaes512_x8_loop1;
 #endif
 
 const aesgen_variant *const aesgen_registry[] = {
@@ -551,10 +623,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__aarch64_neon_bitslice32_loop4,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -563,10 +635,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__arm_neon_bitslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -581,16 +653,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -602,8 +674,11 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes128_dec__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_aesni_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_dec__x86_64_aesni_x8_loop1,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx2_bitslice32,
@@ -611,10 +686,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -623,10 +698,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes128_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -641,40 +716,49 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_dec__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_dec__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_dec__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_dec__x86_64_vaes512_x8_loop1,
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes128_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__aarch64_neon_fixslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__arm_neon_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -686,19 +770,22 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes128_enc__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_enc__x86_64_aesni_x8_loop1,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -707,14 +794,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes128_enc__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_enc__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes128_enc__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes128_enc__x86_64_vaes512_x8_loop1,
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes192_dec__aarch64_ce_x6,
@@ -725,10 +821,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__aarch64_neon_bitslice32_loop4,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -737,10 +833,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__arm_neon_bitslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -755,16 +851,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -776,8 +872,11 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes192_dec__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_aesni_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_dec__x86_64_aesni_x8_loop1,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx2_bitslice32,
@@ -785,10 +884,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -797,10 +896,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes192_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -815,40 +914,49 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_dec__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_dec__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_dec__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_dec__x86_64_vaes512_x8_loop1,
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes192_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__aarch64_neon_fixslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__arm_neon_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -860,19 +968,22 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes192_enc__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_enc__x86_64_aesni_x8_loop1,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -881,14 +992,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes192_enc__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_enc__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes192_enc__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes192_enc__x86_64_vaes512_x8_loop1,
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes256_dec__aarch64_ce_x6,
@@ -899,10 +1019,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__aarch64_neon_bitslice32_loop4,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__aarch64_neon_fixslice32_loop4,
 #endif
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -911,10 +1031,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__arm_neon_bitslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__arm_neon_fixslice32_loop4,
 #endif
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -929,16 +1049,16 @@ const aesgen_variant *const aesgen_registry[] = {
 #if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__portable_bitslice64_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -950,8 +1070,11 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes256_dec__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_aesni_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_dec__x86_64_aesni_x8_loop1,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx2_bitslice32,
@@ -959,10 +1082,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx2_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_avx2_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -971,10 +1094,10 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
     &aesgen_aes256_dec__x86_64_avx512_bitslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && !defined(AESGEN_OMIT_ALTERNATIVES)
@@ -989,40 +1112,49 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_dec__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_dec__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_dec__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_dec__x86_64_vaes512_x8_loop1,
 #endif
 #if (defined(__aarch64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_AARCH64_CE)
     &aesgen_aes256_enc__aarch64_ce_x6,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__aarch64_neon_fixslice32,
 #endif
-#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__aarch64_neon_fixslice32_loop4,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__arm_neon_fixslice32,
 #endif
-#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__arm__) && !defined(__aarch64__)) && !defined(AESGEN_OMIT_BACKEND_NEON32_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__arm_neon_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__portable_fixslice32,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE32) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__portable_fixslice32_loop4,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__portable_fixslice64,
 #endif
-#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if !defined(AESGEN_OMIT_BACKEND_PORTABLE64) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__portable_fixslice64_loop4,
 #endif
 #if (defined(__powerpc64__) && defined(__ELF__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && !defined(AESGEN_OMIT_BACKEND_PPC64LE_POWER8)
@@ -1034,19 +1166,22 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__sparc__) && defined(__arch64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_SPARC64_T4)
     &aesgen_aes256_enc__sparc64_t4_x2,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_aesni_x8,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_enc__x86_64_aesni_x8_loop1,
+#endif
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_avx2_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_avx2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_avx512_fixslice32,
 #endif
-#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))
+#if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_AVX512_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP4) || defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_avx512_fixslice32_loop4,
 #endif
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_FULL))
@@ -1055,14 +1190,23 @@ const aesgen_variant *const aesgen_registry[] = {
 #if (defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && (!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))
     &aesgen_aes256_enc__x86_64_sse2_fixslice32_loop4,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256_AVX512VL) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_vaes256_x8,
 #endif
-#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512)
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES256) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_enc__x86_64_vaes256_x8_loop1,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))
     &aesgen_aes256_enc__x86_64_vaes512_x8,
+#endif
+#if (defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_VAES512) && (!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || defined(AESGEN_UNROLL_ROLLED)))
+    &aesgen_aes256_enc__x86_64_vaes512_x8_loop1,
 #endif
     NULL /* so that the list is never empty; not counted */
 };

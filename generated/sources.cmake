@@ -104,6 +104,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_dec__sparc64_t4_x2.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
+    x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes128_dec__x86_64_avx2_fixslice32.c
@@ -118,10 +120,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes128_enc__aarch64_ce_x6.S
     aarch64_ce/aes128_enc__aarch64_ce_x6.c
     aarch64_neon/aes128_enc__aarch64_neon_fixslice32.c
@@ -140,6 +148,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_enc__sparc64_t4_x2.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
+    x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes128_enc__x86_64_avx512_fixslice32.c
@@ -148,10 +158,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes192_dec__aarch64_ce_x6.S
     aarch64_ce/aes192_dec__aarch64_ce_x6.c
     aarch64_neon/aes192_dec__aarch64_neon_bitslice32.c
@@ -178,6 +194,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_dec__sparc64_t4_x2.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
+    x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes192_dec__x86_64_avx2_fixslice32.c
@@ -192,10 +210,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes192_enc__aarch64_ce_x6.S
     aarch64_ce/aes192_enc__aarch64_ce_x6.c
     aarch64_neon/aes192_enc__aarch64_neon_fixslice32.c
@@ -214,6 +238,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_enc__sparc64_t4_x2.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
+    x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes192_enc__x86_64_avx512_fixslice32.c
@@ -222,10 +248,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes256_dec__aarch64_ce_x6.S
     aarch64_ce/aes256_dec__aarch64_ce_x6.c
     aarch64_neon/aes256_dec__aarch64_neon_bitslice32.c
@@ -252,6 +284,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_dec__sparc64_t4_x2.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
+    x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32_loop4.c
     x86_64_avx2/aes256_dec__x86_64_avx2_fixslice32.c
@@ -266,10 +300,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes256_enc__aarch64_ce_x6.S
     aarch64_ce/aes256_enc__aarch64_ce_x6.c
     aarch64_neon/aes256_enc__aarch64_neon_fixslice32.c
@@ -288,6 +328,8 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_enc__sparc64_t4_x2.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
+    x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.S
+    x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32_loop4.c
     x86_64_avx512/aes256_enc__x86_64_avx512_fixslice32.c
@@ -296,10 +338,16 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
+    x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.S
+    x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c
+    x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.S
+    x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
+    x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.S
+    x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.c
     ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
     ghash_ppc64le_p8/ghash__ppc64le_p8_x8.c
@@ -334,6 +382,7 @@ set(AESGEN_VARIANTS
     aes128_dec__riscv64_zkn_x2
     aes128_dec__sparc64_t4_x2
     aes128_dec__x86_64_aesni_x8
+    aes128_dec__x86_64_aesni_x8_loop1
     aes128_dec__x86_64_avx2_bitslice32
     aes128_dec__x86_64_avx2_bitslice32_loop4
     aes128_dec__x86_64_avx2_fixslice32
@@ -347,8 +396,11 @@ set(AESGEN_VARIANTS
     aes128_dec__x86_64_sse2_fixslice32
     aes128_dec__x86_64_sse2_fixslice32_loop4
     aes128_dec__x86_64_vaes256_avx512vl_x8
+    aes128_dec__x86_64_vaes256_avx512vl_x8_loop1
     aes128_dec__x86_64_vaes256_x8
+    aes128_dec__x86_64_vaes256_x8_loop1
     aes128_dec__x86_64_vaes512_x8
+    aes128_dec__x86_64_vaes512_x8_loop1
     aes128_enc__aarch64_ce_x6
     aes128_enc__aarch64_neon_fixslice32
     aes128_enc__aarch64_neon_fixslice32_loop4
@@ -362,6 +414,7 @@ set(AESGEN_VARIANTS
     aes128_enc__riscv64_zkn_x2
     aes128_enc__sparc64_t4_x2
     aes128_enc__x86_64_aesni_x8
+    aes128_enc__x86_64_aesni_x8_loop1
     aes128_enc__x86_64_avx2_fixslice32
     aes128_enc__x86_64_avx2_fixslice32_loop4
     aes128_enc__x86_64_avx512_fixslice32
@@ -369,8 +422,11 @@ set(AESGEN_VARIANTS
     aes128_enc__x86_64_sse2_fixslice32
     aes128_enc__x86_64_sse2_fixslice32_loop4
     aes128_enc__x86_64_vaes256_avx512vl_x8
+    aes128_enc__x86_64_vaes256_avx512vl_x8_loop1
     aes128_enc__x86_64_vaes256_x8
+    aes128_enc__x86_64_vaes256_x8_loop1
     aes128_enc__x86_64_vaes512_x8
+    aes128_enc__x86_64_vaes512_x8_loop1
     aes192_dec__aarch64_ce_x6
     aes192_dec__aarch64_neon_bitslice32
     aes192_dec__aarch64_neon_bitslice32_loop4
@@ -392,6 +448,7 @@ set(AESGEN_VARIANTS
     aes192_dec__riscv64_zkn_x2
     aes192_dec__sparc64_t4_x2
     aes192_dec__x86_64_aesni_x8
+    aes192_dec__x86_64_aesni_x8_loop1
     aes192_dec__x86_64_avx2_bitslice32
     aes192_dec__x86_64_avx2_bitslice32_loop4
     aes192_dec__x86_64_avx2_fixslice32
@@ -405,8 +462,11 @@ set(AESGEN_VARIANTS
     aes192_dec__x86_64_sse2_fixslice32
     aes192_dec__x86_64_sse2_fixslice32_loop4
     aes192_dec__x86_64_vaes256_avx512vl_x8
+    aes192_dec__x86_64_vaes256_avx512vl_x8_loop1
     aes192_dec__x86_64_vaes256_x8
+    aes192_dec__x86_64_vaes256_x8_loop1
     aes192_dec__x86_64_vaes512_x8
+    aes192_dec__x86_64_vaes512_x8_loop1
     aes192_enc__aarch64_ce_x6
     aes192_enc__aarch64_neon_fixslice32
     aes192_enc__aarch64_neon_fixslice32_loop4
@@ -420,6 +480,7 @@ set(AESGEN_VARIANTS
     aes192_enc__riscv64_zkn_x2
     aes192_enc__sparc64_t4_x2
     aes192_enc__x86_64_aesni_x8
+    aes192_enc__x86_64_aesni_x8_loop1
     aes192_enc__x86_64_avx2_fixslice32
     aes192_enc__x86_64_avx2_fixslice32_loop4
     aes192_enc__x86_64_avx512_fixslice32
@@ -427,8 +488,11 @@ set(AESGEN_VARIANTS
     aes192_enc__x86_64_sse2_fixslice32
     aes192_enc__x86_64_sse2_fixslice32_loop4
     aes192_enc__x86_64_vaes256_avx512vl_x8
+    aes192_enc__x86_64_vaes256_avx512vl_x8_loop1
     aes192_enc__x86_64_vaes256_x8
+    aes192_enc__x86_64_vaes256_x8_loop1
     aes192_enc__x86_64_vaes512_x8
+    aes192_enc__x86_64_vaes512_x8_loop1
     aes256_dec__aarch64_ce_x6
     aes256_dec__aarch64_neon_bitslice32
     aes256_dec__aarch64_neon_bitslice32_loop4
@@ -450,6 +514,7 @@ set(AESGEN_VARIANTS
     aes256_dec__riscv64_zkn_x2
     aes256_dec__sparc64_t4_x2
     aes256_dec__x86_64_aesni_x8
+    aes256_dec__x86_64_aesni_x8_loop1
     aes256_dec__x86_64_avx2_bitslice32
     aes256_dec__x86_64_avx2_bitslice32_loop4
     aes256_dec__x86_64_avx2_fixslice32
@@ -463,8 +528,11 @@ set(AESGEN_VARIANTS
     aes256_dec__x86_64_sse2_fixslice32
     aes256_dec__x86_64_sse2_fixslice32_loop4
     aes256_dec__x86_64_vaes256_avx512vl_x8
+    aes256_dec__x86_64_vaes256_avx512vl_x8_loop1
     aes256_dec__x86_64_vaes256_x8
+    aes256_dec__x86_64_vaes256_x8_loop1
     aes256_dec__x86_64_vaes512_x8
+    aes256_dec__x86_64_vaes512_x8_loop1
     aes256_enc__aarch64_ce_x6
     aes256_enc__aarch64_neon_fixslice32
     aes256_enc__aarch64_neon_fixslice32_loop4
@@ -478,6 +546,7 @@ set(AESGEN_VARIANTS
     aes256_enc__riscv64_zkn_x2
     aes256_enc__sparc64_t4_x2
     aes256_enc__x86_64_aesni_x8
+    aes256_enc__x86_64_aesni_x8_loop1
     aes256_enc__x86_64_avx2_fixslice32
     aes256_enc__x86_64_avx2_fixslice32_loop4
     aes256_enc__x86_64_avx512_fixslice32
@@ -485,8 +554,11 @@ set(AESGEN_VARIANTS
     aes256_enc__x86_64_sse2_fixslice32
     aes256_enc__x86_64_sse2_fixslice32_loop4
     aes256_enc__x86_64_vaes256_avx512vl_x8
+    aes256_enc__x86_64_vaes256_avx512vl_x8_loop1
     aes256_enc__x86_64_vaes256_x8
+    aes256_enc__x86_64_vaes256_x8_loop1
     aes256_enc__x86_64_vaes512_x8
+    aes256_enc__x86_64_vaes512_x8_loop1
 )
 
 set(AESGEN_GHASH_VARIANTS
@@ -525,17 +597,19 @@ set(AESGEN_SHARED_SOURCES
     cpu_preferences.c
 )
 
-# The software unrolls a build picks from (-DAESGEN_UNROLL; the first is the default:
-# each backend's own, as its target lists first), and the definition that tells
+# The unrolls a build picks from (-DAESGEN_UNROLL; the first is the default: each
+# backend's own, as its target lists first; "rolled": each backend's most rolled), and the definition that tells
 # registry.c which one a build has (none for the default).
-set(AESGEN_UNROLLS default full loop4)
+set(AESGEN_UNROLLS default full loop4 loop1 rolled)
 set(AESGEN_UNROLL_DEFINE_OF_default )
 set(AESGEN_UNROLL_DEFINE_OF_full AESGEN_UNROLL_FULL)
 set(AESGEN_UNROLL_DEFINE_OF_loop4 AESGEN_UNROLL_LOOP4)
-# The unroll of each software backend in a default build.
-set(AESGEN_DEFAULT_UNROLLS "avx2-fixslice=full" "avx512-fixslice=full" "neon-fixslice=full" "neon32-fixslice=full" "portable32=full" "portable64=full" "sse2-fixslice=loop4")
+set(AESGEN_UNROLL_DEFINE_OF_loop1 AESGEN_UNROLL_LOOP1)
+set(AESGEN_UNROLL_DEFINE_OF_rolled AESGEN_UNROLL_ROLLED)
+# The unroll of each backend that has one (software cores, x86-64 hardware loops) in a default build.
+set(AESGEN_DEFAULT_UNROLLS "aarch64-ce=full" "aesni=full" "avx2-fixslice=full" "avx512-fixslice=full" "neon-fixslice=full" "neon32-fixslice=full" "portable32=full" "portable64=full" "ppc64le-power8=full" "riscv64-zkn=full" "sparc64-t4=full" "sse2-fixslice=loop4" "vaes256=full" "vaes256-avx512vl=full" "vaes512=full")
 
-# Per unroll: the AES variants dispatch never chooses in a build of it (the software
+# Per unroll: the AES variants dispatch never chooses in a build of it (the
 # variants of the other unrolls, and those another variant of their backend, key size,
 # direction and unroll always outranks). Only a name reaches them, so the library leaves
 # them out and its registry.c is compiled with AESGEN_OMIT_ALTERNATIVES.
@@ -552,6 +626,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes128_dec__portable_bitslice64_loop4
     aes128_dec__portable_fixslice32_loop4
     aes128_dec__portable_fixslice64_loop4
+    aes128_dec__x86_64_aesni_x8_loop1
     aes128_dec__x86_64_avx2_bitslice32
     aes128_dec__x86_64_avx2_bitslice32_loop4
     aes128_dec__x86_64_avx2_fixslice32_loop4
@@ -561,13 +636,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes128_dec__x86_64_sse2_bitslice32
     aes128_dec__x86_64_sse2_bitslice32_loop4
     aes128_dec__x86_64_sse2_fixslice32
+    aes128_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_dec__x86_64_vaes256_x8_loop1
+    aes128_dec__x86_64_vaes512_x8_loop1
     aes128_enc__aarch64_neon_fixslice32_loop4
     aes128_enc__arm_neon_fixslice32_loop4
     aes128_enc__portable_fixslice32_loop4
     aes128_enc__portable_fixslice64_loop4
+    aes128_enc__x86_64_aesni_x8_loop1
     aes128_enc__x86_64_avx2_fixslice32_loop4
     aes128_enc__x86_64_avx512_fixslice32_loop4
     aes128_enc__x86_64_sse2_fixslice32
+    aes128_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_enc__x86_64_vaes256_x8_loop1
+    aes128_enc__x86_64_vaes512_x8_loop1
     aes192_dec__aarch64_neon_bitslice32
     aes192_dec__aarch64_neon_bitslice32_loop4
     aes192_dec__aarch64_neon_fixslice32_loop4
@@ -580,6 +662,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes192_dec__portable_bitslice64_loop4
     aes192_dec__portable_fixslice32_loop4
     aes192_dec__portable_fixslice64_loop4
+    aes192_dec__x86_64_aesni_x8_loop1
     aes192_dec__x86_64_avx2_bitslice32
     aes192_dec__x86_64_avx2_bitslice32_loop4
     aes192_dec__x86_64_avx2_fixslice32_loop4
@@ -589,13 +672,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes192_dec__x86_64_sse2_bitslice32
     aes192_dec__x86_64_sse2_bitslice32_loop4
     aes192_dec__x86_64_sse2_fixslice32
+    aes192_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_dec__x86_64_vaes256_x8_loop1
+    aes192_dec__x86_64_vaes512_x8_loop1
     aes192_enc__aarch64_neon_fixslice32_loop4
     aes192_enc__arm_neon_fixslice32_loop4
     aes192_enc__portable_fixslice32_loop4
     aes192_enc__portable_fixslice64_loop4
+    aes192_enc__x86_64_aesni_x8_loop1
     aes192_enc__x86_64_avx2_fixslice32_loop4
     aes192_enc__x86_64_avx512_fixslice32_loop4
     aes192_enc__x86_64_sse2_fixslice32
+    aes192_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_enc__x86_64_vaes256_x8_loop1
+    aes192_enc__x86_64_vaes512_x8_loop1
     aes256_dec__aarch64_neon_bitslice32
     aes256_dec__aarch64_neon_bitslice32_loop4
     aes256_dec__aarch64_neon_fixslice32_loop4
@@ -608,6 +698,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes256_dec__portable_bitslice64_loop4
     aes256_dec__portable_fixslice32_loop4
     aes256_dec__portable_fixslice64_loop4
+    aes256_dec__x86_64_aesni_x8_loop1
     aes256_dec__x86_64_avx2_bitslice32
     aes256_dec__x86_64_avx2_bitslice32_loop4
     aes256_dec__x86_64_avx2_fixslice32_loop4
@@ -617,13 +708,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_default
     aes256_dec__x86_64_sse2_bitslice32
     aes256_dec__x86_64_sse2_bitslice32_loop4
     aes256_dec__x86_64_sse2_fixslice32
+    aes256_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_dec__x86_64_vaes256_x8_loop1
+    aes256_dec__x86_64_vaes512_x8_loop1
     aes256_enc__aarch64_neon_fixslice32_loop4
     aes256_enc__arm_neon_fixslice32_loop4
     aes256_enc__portable_fixslice32_loop4
     aes256_enc__portable_fixslice64_loop4
+    aes256_enc__x86_64_aesni_x8_loop1
     aes256_enc__x86_64_avx2_fixslice32_loop4
     aes256_enc__x86_64_avx512_fixslice32_loop4
     aes256_enc__x86_64_sse2_fixslice32
+    aes256_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_enc__x86_64_vaes256_x8_loop1
+    aes256_enc__x86_64_vaes512_x8_loop1
 )
 set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes128_dec__aarch64_neon_bitslice32
@@ -638,6 +736,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes128_dec__portable_bitslice64_loop4
     aes128_dec__portable_fixslice32_loop4
     aes128_dec__portable_fixslice64_loop4
+    aes128_dec__x86_64_aesni_x8_loop1
     aes128_dec__x86_64_avx2_bitslice32
     aes128_dec__x86_64_avx2_bitslice32_loop4
     aes128_dec__x86_64_avx2_fixslice32_loop4
@@ -647,13 +746,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes128_dec__x86_64_sse2_bitslice32
     aes128_dec__x86_64_sse2_bitslice32_loop4
     aes128_dec__x86_64_sse2_fixslice32_loop4
+    aes128_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_dec__x86_64_vaes256_x8_loop1
+    aes128_dec__x86_64_vaes512_x8_loop1
     aes128_enc__aarch64_neon_fixslice32_loop4
     aes128_enc__arm_neon_fixslice32_loop4
     aes128_enc__portable_fixslice32_loop4
     aes128_enc__portable_fixslice64_loop4
+    aes128_enc__x86_64_aesni_x8_loop1
     aes128_enc__x86_64_avx2_fixslice32_loop4
     aes128_enc__x86_64_avx512_fixslice32_loop4
     aes128_enc__x86_64_sse2_fixslice32_loop4
+    aes128_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_enc__x86_64_vaes256_x8_loop1
+    aes128_enc__x86_64_vaes512_x8_loop1
     aes192_dec__aarch64_neon_bitslice32
     aes192_dec__aarch64_neon_bitslice32_loop4
     aes192_dec__aarch64_neon_fixslice32_loop4
@@ -666,6 +772,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes192_dec__portable_bitslice64_loop4
     aes192_dec__portable_fixslice32_loop4
     aes192_dec__portable_fixslice64_loop4
+    aes192_dec__x86_64_aesni_x8_loop1
     aes192_dec__x86_64_avx2_bitslice32
     aes192_dec__x86_64_avx2_bitslice32_loop4
     aes192_dec__x86_64_avx2_fixslice32_loop4
@@ -675,13 +782,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes192_dec__x86_64_sse2_bitslice32
     aes192_dec__x86_64_sse2_bitslice32_loop4
     aes192_dec__x86_64_sse2_fixslice32_loop4
+    aes192_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_dec__x86_64_vaes256_x8_loop1
+    aes192_dec__x86_64_vaes512_x8_loop1
     aes192_enc__aarch64_neon_fixslice32_loop4
     aes192_enc__arm_neon_fixslice32_loop4
     aes192_enc__portable_fixslice32_loop4
     aes192_enc__portable_fixslice64_loop4
+    aes192_enc__x86_64_aesni_x8_loop1
     aes192_enc__x86_64_avx2_fixslice32_loop4
     aes192_enc__x86_64_avx512_fixslice32_loop4
     aes192_enc__x86_64_sse2_fixslice32_loop4
+    aes192_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_enc__x86_64_vaes256_x8_loop1
+    aes192_enc__x86_64_vaes512_x8_loop1
     aes256_dec__aarch64_neon_bitslice32
     aes256_dec__aarch64_neon_bitslice32_loop4
     aes256_dec__aarch64_neon_fixslice32_loop4
@@ -694,6 +808,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes256_dec__portable_bitslice64_loop4
     aes256_dec__portable_fixslice32_loop4
     aes256_dec__portable_fixslice64_loop4
+    aes256_dec__x86_64_aesni_x8_loop1
     aes256_dec__x86_64_avx2_bitslice32
     aes256_dec__x86_64_avx2_bitslice32_loop4
     aes256_dec__x86_64_avx2_fixslice32_loop4
@@ -703,13 +818,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_full
     aes256_dec__x86_64_sse2_bitslice32
     aes256_dec__x86_64_sse2_bitslice32_loop4
     aes256_dec__x86_64_sse2_fixslice32_loop4
+    aes256_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_dec__x86_64_vaes256_x8_loop1
+    aes256_dec__x86_64_vaes512_x8_loop1
     aes256_enc__aarch64_neon_fixslice32_loop4
     aes256_enc__arm_neon_fixslice32_loop4
     aes256_enc__portable_fixslice32_loop4
     aes256_enc__portable_fixslice64_loop4
+    aes256_enc__x86_64_aesni_x8_loop1
     aes256_enc__x86_64_avx2_fixslice32_loop4
     aes256_enc__x86_64_avx512_fixslice32_loop4
     aes256_enc__x86_64_sse2_fixslice32_loop4
+    aes256_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_enc__x86_64_vaes256_x8_loop1
+    aes256_enc__x86_64_vaes512_x8_loop1
 )
 set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes128_dec__aarch64_neon_bitslice32
@@ -724,6 +846,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes128_dec__portable_bitslice64_loop4
     aes128_dec__portable_fixslice32
     aes128_dec__portable_fixslice64
+    aes128_dec__x86_64_aesni_x8_loop1
     aes128_dec__x86_64_avx2_bitslice32
     aes128_dec__x86_64_avx2_bitslice32_loop4
     aes128_dec__x86_64_avx2_fixslice32
@@ -733,13 +856,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes128_dec__x86_64_sse2_bitslice32
     aes128_dec__x86_64_sse2_bitslice32_loop4
     aes128_dec__x86_64_sse2_fixslice32
+    aes128_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_dec__x86_64_vaes256_x8_loop1
+    aes128_dec__x86_64_vaes512_x8_loop1
     aes128_enc__aarch64_neon_fixslice32
     aes128_enc__arm_neon_fixslice32
     aes128_enc__portable_fixslice32
     aes128_enc__portable_fixslice64
+    aes128_enc__x86_64_aesni_x8_loop1
     aes128_enc__x86_64_avx2_fixslice32
     aes128_enc__x86_64_avx512_fixslice32
     aes128_enc__x86_64_sse2_fixslice32
+    aes128_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes128_enc__x86_64_vaes256_x8_loop1
+    aes128_enc__x86_64_vaes512_x8_loop1
     aes192_dec__aarch64_neon_bitslice32
     aes192_dec__aarch64_neon_bitslice32_loop4
     aes192_dec__aarch64_neon_fixslice32
@@ -752,6 +882,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes192_dec__portable_bitslice64_loop4
     aes192_dec__portable_fixslice32
     aes192_dec__portable_fixslice64
+    aes192_dec__x86_64_aesni_x8_loop1
     aes192_dec__x86_64_avx2_bitslice32
     aes192_dec__x86_64_avx2_bitslice32_loop4
     aes192_dec__x86_64_avx2_fixslice32
@@ -761,13 +892,20 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes192_dec__x86_64_sse2_bitslice32
     aes192_dec__x86_64_sse2_bitslice32_loop4
     aes192_dec__x86_64_sse2_fixslice32
+    aes192_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_dec__x86_64_vaes256_x8_loop1
+    aes192_dec__x86_64_vaes512_x8_loop1
     aes192_enc__aarch64_neon_fixslice32
     aes192_enc__arm_neon_fixslice32
     aes192_enc__portable_fixslice32
     aes192_enc__portable_fixslice64
+    aes192_enc__x86_64_aesni_x8_loop1
     aes192_enc__x86_64_avx2_fixslice32
     aes192_enc__x86_64_avx512_fixslice32
     aes192_enc__x86_64_sse2_fixslice32
+    aes192_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes192_enc__x86_64_vaes256_x8_loop1
+    aes192_enc__x86_64_vaes512_x8_loop1
     aes256_dec__aarch64_neon_bitslice32
     aes256_dec__aarch64_neon_bitslice32_loop4
     aes256_dec__aarch64_neon_fixslice32
@@ -780,6 +918,7 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes256_dec__portable_bitslice64_loop4
     aes256_dec__portable_fixslice32
     aes256_dec__portable_fixslice64
+    aes256_dec__x86_64_aesni_x8_loop1
     aes256_dec__x86_64_avx2_bitslice32
     aes256_dec__x86_64_avx2_bitslice32_loop4
     aes256_dec__x86_64_avx2_fixslice32
@@ -789,13 +928,240 @@ set(AESGEN_ALTERNATIVE_VARIANTS_loop4
     aes256_dec__x86_64_sse2_bitslice32
     aes256_dec__x86_64_sse2_bitslice32_loop4
     aes256_dec__x86_64_sse2_fixslice32
+    aes256_dec__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_dec__x86_64_vaes256_x8_loop1
+    aes256_dec__x86_64_vaes512_x8_loop1
     aes256_enc__aarch64_neon_fixslice32
     aes256_enc__arm_neon_fixslice32
     aes256_enc__portable_fixslice32
     aes256_enc__portable_fixslice64
+    aes256_enc__x86_64_aesni_x8_loop1
     aes256_enc__x86_64_avx2_fixslice32
     aes256_enc__x86_64_avx512_fixslice32
     aes256_enc__x86_64_sse2_fixslice32
+    aes256_enc__x86_64_vaes256_avx512vl_x8_loop1
+    aes256_enc__x86_64_vaes256_x8_loop1
+    aes256_enc__x86_64_vaes512_x8_loop1
+)
+set(AESGEN_ALTERNATIVE_VARIANTS_loop1
+    aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
+    aes128_dec__aarch64_neon_fixslice32_loop4
+    aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
+    aes128_dec__arm_neon_fixslice32_loop4
+    aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
+    aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
+    aes128_dec__portable_fixslice32_loop4
+    aes128_dec__portable_fixslice64_loop4
+    aes128_dec__x86_64_aesni_x8
+    aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
+    aes128_dec__x86_64_avx2_fixslice32_loop4
+    aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
+    aes128_dec__x86_64_avx512_fixslice32_loop4
+    aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
+    aes128_dec__x86_64_sse2_fixslice32
+    aes128_dec__x86_64_vaes256_avx512vl_x8
+    aes128_dec__x86_64_vaes256_x8
+    aes128_dec__x86_64_vaes512_x8
+    aes128_enc__aarch64_neon_fixslice32_loop4
+    aes128_enc__arm_neon_fixslice32_loop4
+    aes128_enc__portable_fixslice32_loop4
+    aes128_enc__portable_fixslice64_loop4
+    aes128_enc__x86_64_aesni_x8
+    aes128_enc__x86_64_avx2_fixslice32_loop4
+    aes128_enc__x86_64_avx512_fixslice32_loop4
+    aes128_enc__x86_64_sse2_fixslice32
+    aes128_enc__x86_64_vaes256_avx512vl_x8
+    aes128_enc__x86_64_vaes256_x8
+    aes128_enc__x86_64_vaes512_x8
+    aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
+    aes192_dec__aarch64_neon_fixslice32_loop4
+    aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
+    aes192_dec__arm_neon_fixslice32_loop4
+    aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
+    aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
+    aes192_dec__portable_fixslice32_loop4
+    aes192_dec__portable_fixslice64_loop4
+    aes192_dec__x86_64_aesni_x8
+    aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
+    aes192_dec__x86_64_avx2_fixslice32_loop4
+    aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
+    aes192_dec__x86_64_avx512_fixslice32_loop4
+    aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
+    aes192_dec__x86_64_sse2_fixslice32
+    aes192_dec__x86_64_vaes256_avx512vl_x8
+    aes192_dec__x86_64_vaes256_x8
+    aes192_dec__x86_64_vaes512_x8
+    aes192_enc__aarch64_neon_fixslice32_loop4
+    aes192_enc__arm_neon_fixslice32_loop4
+    aes192_enc__portable_fixslice32_loop4
+    aes192_enc__portable_fixslice64_loop4
+    aes192_enc__x86_64_aesni_x8
+    aes192_enc__x86_64_avx2_fixslice32_loop4
+    aes192_enc__x86_64_avx512_fixslice32_loop4
+    aes192_enc__x86_64_sse2_fixslice32
+    aes192_enc__x86_64_vaes256_avx512vl_x8
+    aes192_enc__x86_64_vaes256_x8
+    aes192_enc__x86_64_vaes512_x8
+    aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
+    aes256_dec__aarch64_neon_fixslice32_loop4
+    aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
+    aes256_dec__arm_neon_fixslice32_loop4
+    aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
+    aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
+    aes256_dec__portable_fixslice32_loop4
+    aes256_dec__portable_fixslice64_loop4
+    aes256_dec__x86_64_aesni_x8
+    aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
+    aes256_dec__x86_64_avx2_fixslice32_loop4
+    aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
+    aes256_dec__x86_64_avx512_fixslice32_loop4
+    aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
+    aes256_dec__x86_64_sse2_fixslice32
+    aes256_dec__x86_64_vaes256_avx512vl_x8
+    aes256_dec__x86_64_vaes256_x8
+    aes256_dec__x86_64_vaes512_x8
+    aes256_enc__aarch64_neon_fixslice32_loop4
+    aes256_enc__arm_neon_fixslice32_loop4
+    aes256_enc__portable_fixslice32_loop4
+    aes256_enc__portable_fixslice64_loop4
+    aes256_enc__x86_64_aesni_x8
+    aes256_enc__x86_64_avx2_fixslice32_loop4
+    aes256_enc__x86_64_avx512_fixslice32_loop4
+    aes256_enc__x86_64_sse2_fixslice32
+    aes256_enc__x86_64_vaes256_avx512vl_x8
+    aes256_enc__x86_64_vaes256_x8
+    aes256_enc__x86_64_vaes512_x8
+)
+set(AESGEN_ALTERNATIVE_VARIANTS_rolled
+    aes128_dec__aarch64_neon_bitslice32
+    aes128_dec__aarch64_neon_bitslice32_loop4
+    aes128_dec__aarch64_neon_fixslice32
+    aes128_dec__arm_neon_bitslice32
+    aes128_dec__arm_neon_bitslice32_loop4
+    aes128_dec__arm_neon_fixslice32
+    aes128_dec__portable_bitslice32
+    aes128_dec__portable_bitslice32_loop4
+    aes128_dec__portable_bitslice64
+    aes128_dec__portable_bitslice64_loop4
+    aes128_dec__portable_fixslice32
+    aes128_dec__portable_fixslice64
+    aes128_dec__x86_64_aesni_x8
+    aes128_dec__x86_64_avx2_bitslice32
+    aes128_dec__x86_64_avx2_bitslice32_loop4
+    aes128_dec__x86_64_avx2_fixslice32
+    aes128_dec__x86_64_avx512_bitslice32
+    aes128_dec__x86_64_avx512_bitslice32_loop4
+    aes128_dec__x86_64_avx512_fixslice32
+    aes128_dec__x86_64_sse2_bitslice32
+    aes128_dec__x86_64_sse2_bitslice32_loop4
+    aes128_dec__x86_64_sse2_fixslice32
+    aes128_dec__x86_64_vaes256_avx512vl_x8
+    aes128_dec__x86_64_vaes256_x8
+    aes128_dec__x86_64_vaes512_x8
+    aes128_enc__aarch64_neon_fixslice32
+    aes128_enc__arm_neon_fixslice32
+    aes128_enc__portable_fixslice32
+    aes128_enc__portable_fixslice64
+    aes128_enc__x86_64_aesni_x8
+    aes128_enc__x86_64_avx2_fixslice32
+    aes128_enc__x86_64_avx512_fixslice32
+    aes128_enc__x86_64_sse2_fixslice32
+    aes128_enc__x86_64_vaes256_avx512vl_x8
+    aes128_enc__x86_64_vaes256_x8
+    aes128_enc__x86_64_vaes512_x8
+    aes192_dec__aarch64_neon_bitslice32
+    aes192_dec__aarch64_neon_bitslice32_loop4
+    aes192_dec__aarch64_neon_fixslice32
+    aes192_dec__arm_neon_bitslice32
+    aes192_dec__arm_neon_bitslice32_loop4
+    aes192_dec__arm_neon_fixslice32
+    aes192_dec__portable_bitslice32
+    aes192_dec__portable_bitslice32_loop4
+    aes192_dec__portable_bitslice64
+    aes192_dec__portable_bitslice64_loop4
+    aes192_dec__portable_fixslice32
+    aes192_dec__portable_fixslice64
+    aes192_dec__x86_64_aesni_x8
+    aes192_dec__x86_64_avx2_bitslice32
+    aes192_dec__x86_64_avx2_bitslice32_loop4
+    aes192_dec__x86_64_avx2_fixslice32
+    aes192_dec__x86_64_avx512_bitslice32
+    aes192_dec__x86_64_avx512_bitslice32_loop4
+    aes192_dec__x86_64_avx512_fixslice32
+    aes192_dec__x86_64_sse2_bitslice32
+    aes192_dec__x86_64_sse2_bitslice32_loop4
+    aes192_dec__x86_64_sse2_fixslice32
+    aes192_dec__x86_64_vaes256_avx512vl_x8
+    aes192_dec__x86_64_vaes256_x8
+    aes192_dec__x86_64_vaes512_x8
+    aes192_enc__aarch64_neon_fixslice32
+    aes192_enc__arm_neon_fixslice32
+    aes192_enc__portable_fixslice32
+    aes192_enc__portable_fixslice64
+    aes192_enc__x86_64_aesni_x8
+    aes192_enc__x86_64_avx2_fixslice32
+    aes192_enc__x86_64_avx512_fixslice32
+    aes192_enc__x86_64_sse2_fixslice32
+    aes192_enc__x86_64_vaes256_avx512vl_x8
+    aes192_enc__x86_64_vaes256_x8
+    aes192_enc__x86_64_vaes512_x8
+    aes256_dec__aarch64_neon_bitslice32
+    aes256_dec__aarch64_neon_bitslice32_loop4
+    aes256_dec__aarch64_neon_fixslice32
+    aes256_dec__arm_neon_bitslice32
+    aes256_dec__arm_neon_bitslice32_loop4
+    aes256_dec__arm_neon_fixslice32
+    aes256_dec__portable_bitslice32
+    aes256_dec__portable_bitslice32_loop4
+    aes256_dec__portable_bitslice64
+    aes256_dec__portable_bitslice64_loop4
+    aes256_dec__portable_fixslice32
+    aes256_dec__portable_fixslice64
+    aes256_dec__x86_64_aesni_x8
+    aes256_dec__x86_64_avx2_bitslice32
+    aes256_dec__x86_64_avx2_bitslice32_loop4
+    aes256_dec__x86_64_avx2_fixslice32
+    aes256_dec__x86_64_avx512_bitslice32
+    aes256_dec__x86_64_avx512_bitslice32_loop4
+    aes256_dec__x86_64_avx512_fixslice32
+    aes256_dec__x86_64_sse2_bitslice32
+    aes256_dec__x86_64_sse2_bitslice32_loop4
+    aes256_dec__x86_64_sse2_fixslice32
+    aes256_dec__x86_64_vaes256_avx512vl_x8
+    aes256_dec__x86_64_vaes256_x8
+    aes256_dec__x86_64_vaes512_x8
+    aes256_enc__aarch64_neon_fixslice32
+    aes256_enc__arm_neon_fixslice32
+    aes256_enc__portable_fixslice32
+    aes256_enc__portable_fixslice64
+    aes256_enc__x86_64_aesni_x8
+    aes256_enc__x86_64_avx2_fixslice32
+    aes256_enc__x86_64_avx512_fixslice32
+    aes256_enc__x86_64_sse2_fixslice32
+    aes256_enc__x86_64_vaes256_avx512vl_x8
+    aes256_enc__x86_64_vaes256_x8
+    aes256_enc__x86_64_vaes512_x8
 )
 
 # Per backend: the definition that leaves it out of registry.c, and the rank and CPU
@@ -932,6 +1298,10 @@ set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8 x86_64_aesni/aes128_dec__x86_64_aesni_x8.S x86_64_aesni/aes128_dec__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c)
@@ -984,14 +1354,26 @@ set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes128_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes128_enc__aarch64_ce_x6 aarch64_ce/aes128_enc__aarch64_ce_x6.S aarch64_ce/aes128_enc__aarch64_ce_x6.c)
@@ -1044,6 +1426,10 @@ set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8 x86_64_aesni/aes128_enc__x86_64_aesni_x8.S x86_64_aesni/aes128_enc__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c)
@@ -1072,14 +1458,26 @@ set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_dec__aarch64_ce_x6 aarch64_ce/aes192_dec__aarch64_ce_x6.S aarch64_ce/aes192_dec__aarch64_ce_x6.c)
@@ -1164,6 +1562,10 @@ set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8 x86_64_aesni/aes192_dec__x86_64_aesni_x8.S x86_64_aesni/aes192_dec__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c)
@@ -1216,14 +1618,26 @@ set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_enc__aarch64_ce_x6 aarch64_ce/aes192_enc__aarch64_ce_x6.S aarch64_ce/aes192_enc__aarch64_ce_x6.c)
@@ -1276,6 +1690,10 @@ set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8 x86_64_aesni/aes192_enc__x86_64_aesni_x8.S x86_64_aesni/aes192_enc__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c)
@@ -1304,14 +1722,26 @@ set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_dec__aarch64_ce_x6 aarch64_ce/aes256_dec__aarch64_ce_x6.S aarch64_ce/aes256_dec__aarch64_ce_x6.c)
@@ -1396,6 +1826,10 @@ set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8 x86_64_aesni/aes256_dec__x86_64_aesni_x8.S x86_64_aesni/aes256_dec__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c)
@@ -1448,14 +1882,26 @@ set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_enc__aarch64_ce_x6 aarch64_ce/aes256_enc__aarch64_ce_x6.S aarch64_ce/aes256_enc__aarch64_ce_x6.c)
@@ -1508,6 +1954,10 @@ set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8 aesni)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8 x86_64_aesni/aes256_enc__x86_64_aesni_x8.S x86_64_aesni/aes256_enc__x86_64_aesni_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8_loop1 aesni)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c)
@@ -1536,14 +1986,26 @@ set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8 "aesni;avx;avx2;vaes;
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 vaes256-avx512vl)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8_loop1 vaes256)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
+set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
+set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8_loop1 vaes512)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_SOURCES_OF_ghash__aarch64_pmull_x8 ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cpu_table, features, profiles
-from .algorithm.aes import UNROLLS
+from .algorithm.aes import UNROLLS as SOFTWARE_UNROLLS
 from .emit import EMITTERS
+from .emit.hwloop import HW_UNROLLS
 from .errors import AesgenError
 from .render import Renderer
 from .targets import Target, load_targets
@@ -195,7 +196,7 @@ def shared_sources(variants: list[Variant]) -> dict:
 
 
 def unroll_of(v: Variant) -> str | None:
-    """A software variant's unroll (UNROLLS); None for a variant without one."""
+    """A variant's unroll (UNROLLS); None for a variant of a target without them."""
     return v.param("unroll", UNROLLS[0]) if "unroll" in v.target.sections.get("variants", {}) else None
 
 
@@ -211,17 +212,23 @@ def default_unrolls(variants: list[Variant]) -> list[dict]:
             for b, u in sorted({(v.backend, default_unroll(v)) for v in variants if unroll_of(v) is not None})]
 
 
-# The build's choices of software unroll (-DAESGEN_UNROLL): each backend's own (the
-# default, no definition in registry.c), or one unroll for every backend.
+# Every unroll, from the most written out to the most rolled: the software cores' and
+# the hardware loops' (hwloop.HW_UNROLLS).
+UNROLLS = tuple(dict.fromkeys(SOFTWARE_UNROLLS + HW_UNROLLS))
+# The build's choices of unroll (-DAESGEN_UNROLL): each backend's own (the default, no
+# definition in registry.c), one unroll for every backend that has it, or each
+# backend's most rolled.
 DEFAULT_UNROLL = "default"
-BUILD_UNROLLS = (DEFAULT_UNROLL,) + UNROLLS
+ROLLED = "rolled"
+NAMED_UNROLLS = UNROLLS + (ROLLED,)
+BUILD_UNROLLS = (DEFAULT_UNROLL,) + NAMED_UNROLLS
 
 
 def alternatives(variants: list[Variant], unroll: str | None = None) -> set[str]:
-    """The AES variants dispatch can never choose in a build of software unroll `unroll`
-    (-DAESGEN_UNROLL; None: each backend's default_unroll): the software variants of the
-    other unrolls (where a backend, key size and direction has none of `unroll`, those
-    of the first unroll its target lists that it has stay), and every variant that
+    """The AES variants dispatch can never choose in a build of unroll `unroll`
+    (-DAESGEN_UNROLL; None: each backend's default_unroll; ROLLED: each backend's most
+    rolled): the variants of the other unrolls (where a backend, key size and direction
+    has none of `unroll`, those of the first unroll its target lists that it has stay), and every variant that
     another of the same backend, key size, direction and unroll outranks while needing
     no feature it lacks. Dispatch scores rank * 4 + word fit (fit < 4) and moves ranks
     per backend, and a forced backend or the software class filters whole backends, so
@@ -237,7 +244,11 @@ def alternatives(variants: list[Variant], unroll: str | None = None) -> set[str]
     def built_unroll(v: Variant) -> str | None:
         if unroll_of(v) is None:
             return None
-        wanted = ([unroll] if unroll else []) + list(v.target.sections["variants"]["unroll"])
+        listed = list(v.target.sections["variants"]["unroll"])
+        if unroll == ROLLED:
+            wanted = sorted(listed, key=UNROLLS.index, reverse=True)
+        else:
+            wanted = ([unroll] if unroll else []) + listed
         return next(u for u in wanted if u in present[slot(v)])
 
     def dominates(w: Variant, v: Variant) -> bool:
@@ -277,9 +288,10 @@ def registry_guard(v: Variant, chosen_in: set[str]) -> str:
         # a build defines one unroll's macro or none (the default): it is in chosen_in
         # when it defines none of the others, or one of chosen_in
         if DEFAULT_UNROLL in chosen_in:
-            built = " && ".join(f"!defined({unroll_macro(u)})" for u in UNROLLS if u not in chosen_in)
+            parts, join = [f"!defined({unroll_macro(u)})" for u in NAMED_UNROLLS if u not in chosen_in], " && "
         else:
-            built = " || ".join(f"defined({unroll_macro(u)})" for u in UNROLLS if u in chosen_in)
+            parts, join = [f"defined({unroll_macro(u)})" for u in NAMED_UNROLLS if u in chosen_in], " || "
+        built = parts[0] if len(parts) == 1 else f"({join.join(parts)})"
         terms.append(f"(!defined({OMIT_ALTERNATIVES}) || {built})")
     return " && ".join(terms)
 

@@ -18,6 +18,13 @@ last round key XORed with data), and round keys. The budget decides where keys l
              or one where the core renames registers), or read as a memory operand where
              the ISA allows it.
 
+A rolled loop (one round per trip of a round loop, `rolled=True`) reads its middle keys
+from the schedule on each trip, so it has its own two:
+
+  ends       round key 0 and the last resident, the middle keys streamed by the round
+             loop;
+  streamed   as above.
+
 `plan` picks the first policy that fits (in that order) unless one is forced. The plan
 says which register holds what; `KeyTracker` follows every register through the emitted
 code so that an AES op can only be emitted against a register that holds its key.
@@ -31,6 +38,7 @@ from dataclasses import dataclass, field
 from .errors import AesgenError
 
 POLICIES = ("resident", "borrow", "partial", "streamed")
+ROLLED_POLICIES = ("ends", "streamed")
 ROTATING = 2   # registers streamed keys pass through: one in use, the next one loading
 
 
@@ -77,6 +85,7 @@ class Plan:
     temps_ahead: list[int] = field(default_factory=list)
     memory_operands: bool = False         # streamed keys read straight from memory
     key_width: int = 1                    # registers per round key
+    rolled: bool = False                  # the middle rounds are a loop (ROLLED_POLICIES)
     note: str = ""
 
     def streamed(self, rnd: int) -> bool:
@@ -108,6 +117,10 @@ class Plan:
                 when = "the final round's" if self.need.temp_phase == "final" else "the first round's"
                 keys = (f"{every} resident; {when} temporaries borrow the registers of "
                         f"{rounds}, which are reloaded after their last use")
+        elif self.policy == "ends":
+            via = "read as memory operands" if self.memory_operands else f"through {self.through()}"
+            keys = (f"round keys {k(0)} and {k(n - 1)} resident, {k(1)}..{k(n - 2)} streamed by the round "
+                    f"loop {via}")
         elif self.policy == "partial":
             res = sorted(self.resident)
             via = "read as memory operands" if self.memory_operands else f"streamed through {self.through()}"
@@ -117,6 +130,8 @@ class Plan:
         else:
             keys = ("every round key read as a memory operand" if self.memory_operands else
                     f"every round key streamed through {self.through()}")
+            if self.rolled:
+                keys += ", the middle ones by the round loop"
         temps = len(self.temps)
         text = (f"{self.policy}: {keys}; {len(self.data)} data, {len(self.aux)} loop-carried, "
                 f"{temps} {'temporary' if temps == 1 else 'temporaries'}; {self.used()} of {self.registers} registers")
@@ -124,13 +139,17 @@ class Plan:
 
 
 def plan(need: Need, registers: int, policy: str = "auto", memory_operands: bool = False,
-         key_width: int = 1, rotating: int = ROTATING) -> Plan:
+         key_width: int = 1, rotating: int = ROTATING, rolled: bool = False) -> Plan:
     """Assign registers 0..registers-1. memory_operands: the ISA can take a 16-byte round
     key straight from memory, so streaming needs no rotating registers. key_width: how
     many registers one round key fills (2 for 64-bit scalar ISAs); a key's registers are
     resident[round] .. resident[round] + key_width - 1. rotating: the registers streamed
     keys pass through (1 where the core renames registers, so that the next key's load
-    does not wait for the last read of the one before)."""
+    does not wait for the last read of the one before). rolled: the middle rounds are a
+    round loop, which streams their keys (ROLLED_POLICIES; a rolled loop takes the
+    policy "auto" only)."""
+    if rolled:
+        return _rolled_plan(need, registers, policy, memory_operands, key_width, rotating)
     if policy not in POLICIES + ("auto",):
         raise PlanError(f"unknown key policy {policy!r} (one of {', '.join(POLICIES)}, auto)")
     kw = key_width
@@ -218,3 +237,26 @@ class KeyTracker:
 
     def snapshot(self) -> dict[int, object]:
         return dict(self.holds)
+
+
+def _rolled_plan(need: Need, registers: int, policy: str, memory_operands: bool, key_width: int,
+                 rotating: int) -> Plan:
+    """The plan of a rolled loop: k0 and the last key resident where they fit, else every
+    key streamed; the round loop reads the middle keys through the first rotating register
+    (or as memory operands)."""
+    if policy != "auto":
+        raise PlanError(f"a rolled loop places its keys itself: key policy {policy!r} is for unrolled loops")
+    kw = key_width
+    base = need.data + need.aux + need.temps
+    rot = 0 if memory_operands else rotating * kw
+    if base + rot > registers:
+        raise PlanError(f"{registers} registers cannot hold {need.data} data registers, {need.aux} "
+                        f"loop-carried values and {need.temps} temporaries even with streamed keys")
+    ends = base + rot + 2 * kw <= registers and need.keys > 2
+    regs = iter(range(registers))
+    take = lambda n: [next(regs) for _ in range(n)]
+    data, aux, temps = take(need.data), take(need.aux), take(need.temps)
+    rotating_regs = [take(kw)[0] for _ in range(rot // kw)] if rot else []
+    resident = {r: take(kw)[0] for r in (0, need.keys - 1)} if ends else {}
+    return Plan("ends" if ends else "streamed", registers, need, data, aux, temps, resident, rotating_regs,
+                memory_operands=memory_operands, key_width=kw, rolled=True)

@@ -13,8 +13,9 @@
 #       subdirectory  aesgen via add_subdirectory, fetchcontent via FetchContent
 #       selection     add_subdirectory with -DAESGEN_BACKENDS=BACKENDS (comma-separated); the
 #                     library's backends must be EXPECT (comma-separated, any order); with
-#                     UNROLL, also -DAESGEN_UNROLL=UNROLL, and the consumer run with
-#                     AESGEN_BACKEND=SOFTWARE must be served by a variant of that unroll
+#                     UNROLL, also -DAESGEN_UNROLL=UNROLL, and for each backend=form of
+#                     SERVES (comma-separated) the consumer run with AESGEN_BACKEND=backend
+#                     must be served by a variant named ..._form
 #       selection-error configure aesgen with -DAESGEN_BACKENDS=BACKENDS: it must stop,
 #                     naming EXPECT as no backend and listing the valid ones; with
 #                     UNROLL, -DAESGEN_UNROLL=UNROLL instead, which must stop naming it
@@ -272,15 +273,21 @@ elseif(MODE STREQUAL "selection")
   check_backends(run "backends:" "${o}" "${expect}")
   message(STATUS "consumer: AESGEN_BACKENDS=${BACKENDS}: the library has ${EXPECT}")
   if(UNROLL)
-    if(NOT configure_out MATCHES "-- aesgen: software unroll: ${UNROLL}\n")
-      fail("configure did not say the software unroll is ${UNROLL}:\n${configure_out}")
+    if(NOT configure_out MATCHES "-- aesgen: unroll: ${UNROLL}\n")
+      fail("configure did not say the unroll is ${UNROLL}:\n${configure_out}")
     endif()
-    step("run the consumer on ${SOFTWARE}" o ${CMAKE_COMMAND} -E env AESGEN_BACKEND=${SOFTWARE} ${WORK}/consumer)
-    check_run("${o}")
-    if(NOT o MATCHES "\nvariant: aes128_enc__[a-z0-9_]+_${UNROLL}\n")
-      fail("${SOFTWARE} did not serve AES-128 with a ${UNROLL} variant:\n${o}")
-    endif()
-    message(STATUS "consumer: AESGEN_UNROLL=${UNROLL}: ${SOFTWARE} runs its ${UNROLL} variants")
+    string(REPLACE "," ";" serves "${SERVES}")
+    foreach(pair IN LISTS serves)
+      string(REPLACE "=" ";" pair "${pair}")
+      list(GET pair 0 backend)
+      list(GET pair 1 form)
+      step("run the consumer on ${backend}" o ${CMAKE_COMMAND} -E env AESGEN_BACKEND=${backend} ${WORK}/consumer)
+      check_run("${o}")
+      if(NOT o MATCHES "\nvariant: aes128_enc__[a-z0-9_]+_${form}\n")
+        fail("${backend} did not serve AES-128 with a ${form} variant:\n${o}")
+      endif()
+      message(STATUS "consumer: AESGEN_UNROLL=${UNROLL}: ${backend} runs its ${form} variants")
+    endforeach()
   endif()
 
 elseif(MODE STREQUAL "selection-error")

@@ -159,45 +159,58 @@ class Alternatives(unittest.TestCase):
         aes = [v for v in variants if v.kind == "aes"]
         alt = pipeline.alternatives(aes)
         self.assertTrue(alt)
-        # each loses to a variant of its backend, key size and direction that ranks lower
+        # among a backend's default unroll, each loses to a variant of its backend, key size
+        # and direction that ranks lower
         for v in aes:
-            rivals = [w for w in aes if (w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)]
+            if pipeline.unroll_of(v) != pipeline.default_unroll(v):
+                continue
+            rivals = [w for w in aes if (w.backend, w.key_bits, w.direction) == (v.backend, v.key_bits, v.direction)
+                      and pipeline.unroll_of(w) == pipeline.unroll_of(v)]
             self.assertEqual(v.name in alt, v.rank > min(w.rank for w in rivals), v.name)
         # the targets list fixslice first for decryption, and their own unroll first (full,
-        # but loop4 on SSE2): the bitsliced rounds and the other unrolls are the alternatives
+        # but loop4 on SSE2; the x86-64 hardware loops full before loop1): the bitsliced
+        # rounds and the other unrolls are the alternatives
         self.assertEqual(alt, {v.name for v in aes
                                if (v.direction == "dec" and "_bitslice" in v.name)
                                or pipeline.unroll_of(v) != pipeline.default_unroll(v)})
         self.assertTrue(any(v.param("unroll", "full") != "full" for v in aes))
 
-    def test_a_rolled_build_swaps_the_unrolls_and_keeps_one_choice_per_slot(self):
+    def test_each_named_unroll_keeps_one_choice_per_slot(self):
         _, variants = pipeline.load(pipeline.Paths())
         aes = [v for v in variants if v.kind == "aes"]
-        full, loop4 = pipeline.alternatives(aes, "full"), pipeline.alternatives(aes, "loop4")
+        slot = lambda v: (v.backend, v.key_bits, v.direction)
+        have: dict = {}
         for v in aes:
-            unroll = pipeline.unroll_of(v)
-            if unroll is None:      # hardware: no unroll, the same in both builds
-                self.assertEqual(v.name in full, v.name in loop4, v.name)
+            have.setdefault(slot(v), set()).add(pipeline.unroll_of(v))
+        # every software backend has full and loop4; every x86-64 AES-instruction backend
+        # full and loop1; the other hardware loops full only
+        for v in aes:
+            u = have[slot(v)]
+            if v.target.emitter in ("c_simd", "c_bitsliced"):
+                self.assertEqual(u, {"full", "loop4"}, v.name)
+            elif v.target.emitter == "x86_64_aes":
+                self.assertEqual(u, {"full", "loop1"}, v.name)
             else:
-                self.assertEqual(unroll in ("full", "loop4"), True, v.name)
-                if unroll == "loop4":
-                    self.assertIn(v.name, full)
-                else:
-                    self.assertIn(v.name, loop4)
-        # and every software backend of the shipped targets has both
-        for b in {v.backend for v in aes if pipeline.unroll_of(v) is not None}:
-            self.assertEqual({pipeline.unroll_of(v) for v in aes if v.backend == b}, {"full", "loop4"}, b)
+                self.assertEqual(u, {"full"}, v.name)
         # in each build, every backend, key size and direction keeps exactly one variant
-        # per set of CPU features (what dispatch picks from), and in the rolled build it is rolled
-        for alt, unroll in ((full, "full"), (loop4, "loop4")):
+        # per set of CPU features (what dispatch picks from): of the unroll asked for where
+        # it has it, else of its default; "rolled": its most rolled
+        for unroll in pipeline.NAMED_UNROLLS:
+            alt = pipeline.alternatives(aes, unroll)
             kept: dict = {}
             for v in aes:
                 if v.name not in alt:
-                    kept.setdefault((v.backend, v.key_bits, v.direction), []).append(v)
-            self.assertEqual({(v.backend, v.key_bits, v.direction) for v in aes}, set(kept))
-            for slot, vs in kept.items():
-                self.assertEqual(len(vs), 1, (slot, [v.name for v in vs]))
-                self.assertIn(pipeline.unroll_of(vs[0]), (None, unroll), vs[0].name)
+                    kept.setdefault(slot(v), []).append(v)
+            self.assertEqual({slot(v) for v in aes}, set(kept), unroll)
+            for s, vs in kept.items():
+                self.assertEqual(len(vs), 1, (unroll, s, [v.name for v in vs]))
+                v = vs[0]
+                if unroll == pipeline.ROLLED:
+                    want = max(have[s], key=pipeline.UNROLLS.index)
+                else:
+                    want = unroll if unroll in have[s] else pipeline.default_unroll(v)
+                self.assertEqual(pipeline.unroll_of(v), want, (unroll, v.name))
+        self.assertEqual(pipeline.UNROLLS, ("full", "loop4", "loop1"))
 
     def test_a_backend_without_the_rolled_form_keeps_its_default(self):
         _, variants = pipeline.load(pipeline.Paths())
@@ -257,12 +270,19 @@ class Alternatives(unittest.TestCase):
         # full by default and when asked for; loop4 only when asked for
         self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64"], {"default", "full"}),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
-                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_LOOP4))")
+                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || (!defined(AESGEN_UNROLL_LOOP4) && "
+                         "!defined(AESGEN_UNROLL_LOOP1) && !defined(AESGEN_UNROLL_ROLLED)))")
+        # the hardware round loop: only when asked for, by name or as the most rolled
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_aesni_x8_loop1"], {"loop1", "rolled"}),
+                         "(defined(__x86_64__) && defined(__ELF__)) && !defined(AESGEN_OMIT_BACKEND_AESNI) && "
+                         "(!defined(AESGEN_OMIT_ALTERNATIVES) || (defined(AESGEN_UNROLL_LOOP1) || "
+                         "defined(AESGEN_UNROLL_ROLLED)))")
         self.assertEqual(pipeline.registry_guard(by["aes128_enc__portable_fixslice64_loop4"], {"loop4"}),
                          "!defined(AESGEN_OMIT_BACKEND_PORTABLE64) && "
                          "(!defined(AESGEN_OMIT_ALTERNATIVES) || defined(AESGEN_UNROLL_LOOP4))")
         # SSE2: loop4 by default
-        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_sse2_fixslice32_loop4"], {"default", "loop4"}),
+        self.assertEqual(pipeline.registry_guard(by["aes128_enc__x86_64_sse2_fixslice32_loop4"],
+                                                 {"default", "loop4", "loop1", "rolled"}),
                          "(defined(__x86_64__)) && !defined(AESGEN_OMIT_BACKEND_SSE2_FIXSLICE) && "
                          "(!defined(AESGEN_OMIT_ALTERNATIVES) || !defined(AESGEN_UNROLL_FULL))")
 

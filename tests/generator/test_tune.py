@@ -72,7 +72,7 @@ class Spaces(unittest.TestCase):
         self.assertEqual(vals["interleave"], [1, 2, 3, 4, 5, 6, 8])
         self.assertEqual(vals["key_policy"], ["auto"])
         vals = space.sweep_values(EMITTERS["x86_64_aes"], {}, ["interleave=2,4", "key_policy=auto,streamed"])
-        self.assertEqual(vals, {"interleave": [2, 4], "key_policy": ["auto", "streamed"]})
+        self.assertEqual(vals, {"interleave": [2, 4], "key_policy": ["auto", "streamed"], "unroll": ["full", "loop1"]})
         vals = space.sweep_values(EMITTERS["c_simd"], {}, ["gcc_sched_pressure=true", "lane_bits=32"])
         self.assertEqual(vals["gcc_sched_pressure"], [True])
 
@@ -91,8 +91,24 @@ class Spaces(unittest.TestCase):
             self.assertEqual(vals["unroll"], ["full", "loop4"])
             self.assertTrue(EMITTERS[emitter].sweep.relevant("unroll", "enc"))
             self.assertTrue(EMITTERS[emitter].sweep.relevant("unroll", "dec"))
+        # the x86-64 hardware loops: full and the round loop
+        self.assertEqual(space.sweep_values(EMITTERS["x86_64_aes"], {"unroll": ["full"]}, None)["unroll"],
+                         ["full", "loop1"])
         with self.assertRaisesRegex(space.SpaceError, "not tunable"):
-            space.sweep_values(EMITTERS["x86_64_aes"], {}, ["unroll=full,loop4"])
+            space.sweep_values(EMITTERS["aarch64_ce"], {}, ["unroll=full,loop1"])
+
+    def test_hardware_unroll_points_each_build_one_unroll(self):
+        with tempfile.TemporaryDirectory() as d:
+            sweep = {"interleave": [8], "key_policy": ["auto", "streamed"], "unroll": ["full", "loop1"]}
+            pts = points.write_points(target("x86_64-aesni"), sweep, [128], Path(d), EMITTERS)
+            by = {(p.params["key_policy"], p.params["unroll"]): p for p in pts}
+            # a round loop places its keys itself: a forced policy builds the same loop
+            self.assertEqual({v.name for v in EMITTERS["x86_64_aes"].variants(by[("streamed", "loop1")].target)},
+                             {f"aes128_{d}__tune03_x86_64_aesni_x8_loop1" for d in ("enc", "dec")})
+            names = {v.name for v in EMITTERS["x86_64_aes"].variants(by[("auto", "loop1")].target)}
+            self.assertEqual(names, {f"aes128_{d}__tune01_x86_64_aesni_x8_loop1" for d in ("enc", "dec")})
+            names = {v.name for v in EMITTERS["x86_64_aes"].variants(by[("auto", "full")].target)}
+            self.assertEqual(names, {f"aes128_{d}__tune00_x86_64_aesni_x8" for d in ("enc", "dec")})
 
     def test_direction_relevance(self):
         simd = EMITTERS["c_simd"].sweep
@@ -104,7 +120,7 @@ class Spaces(unittest.TestCase):
 class Points(unittest.TestCase):
     def test_points_are_valid_targets_and_rejected_ones_say_why(self):
         with tempfile.TemporaryDirectory() as d:
-            sweep = {"interleave": [1, 8, 17], "key_policy": ["auto", "resident"]}
+            sweep = {"interleave": [1, 8, 17], "key_policy": ["auto", "resident"], "unroll": ["full"]}
             pts = points.write_points(target("x86_64-aesni"), sweep, [128, 256], Path(d), EMITTERS)
             self.assertEqual(len(pts), 6)
             by = {(p.params["interleave"], p.params["key_policy"]): p for p in pts}
@@ -184,8 +200,9 @@ class Profiles(unittest.TestCase):
             self.write(d)
             _, variants = pipeline.load(self.paths(d))
             names = {v.name for v in variants}
-            self.assertEqual(base - names, {"aes128_enc__x86_64_aesni_x8"})
-            self.assertEqual(names - base, {"aes128_enc__x86_64_aesni_x4"})
+            # the winning interleave for both unrolls (the round loop's too)
+            self.assertEqual(base - names, {"aes128_enc__x86_64_aesni_x8", "aes128_enc__x86_64_aesni_x8_loop1"})
+            self.assertEqual(names - base, {"aes128_enc__x86_64_aesni_x4", "aes128_enc__x86_64_aesni_x4_loop1"})
             v = next(v for v in variants if v.name == "aes128_enc__x86_64_aesni_x4")
             self.assertIn("profile=", v.describe())
             self.assertIn("testfam.toml", v.describe())
@@ -292,7 +309,7 @@ class TinySweep(unittest.TestCase):
         cls.prof_before = snapshot(cls.prof)
         cls.before = snapshot(cls.gen)
         cls.common = ["--target", "x86_64-aesni", "--key-sizes", "128", "--modes", "ecb",
-                      "--space", "interleave=1,2", "--repeats", "1", "--min-time-ms", "0.5",
+                      "--space", "interleave=1,2", "--space", "unroll=full", "--repeats", "1", "--min-time-ms", "0.5",
                       "--scratch", cls.scratch, "--out", cls.gen, "--profiles", cls.prof, "--jobs", "2"]
         cls.vectors = ["--vectors", VECTORS] if VECTORS.is_dir() else []
 
@@ -369,9 +386,12 @@ class TinySweep(unittest.TestCase):
         self.assertEqual(aesgen("check", "--out", self.gen, "--profiles", self.prof).returncode, 0)
         after = snapshot(self.gen)
         win = {w["direction"]: w["params"]["interleave"] for w in doc["winners"]}
-        expect_new = {f"x86_64_aesni/aes128_{d}__x86_64_aesni_x{n}.{ext}" for d, n in win.items() for ext in ("S", "c")}
-        old = {f for f in self.before if re.fullmatch(r"x86_64_aesni/aes128_(enc|dec)__x86_64_aesni_x\d+\.[Sc]", f)}
-        self.assertEqual(len(old), 4)
+        # the winning interleave for both unrolls (unroll is an ordered list: the winner first)
+        expect_new = {f"x86_64_aesni/aes128_{d}__x86_64_aesni_x{n}{u}.{ext}" for d, n in win.items()
+                      for u in ("", "_loop1") for ext in ("S", "c")}
+        old = {f for f in self.before
+               if re.fullmatch(r"x86_64_aesni/aes128_(enc|dec)__x86_64_aesni_x\d+(_loop1)?\.[Sc]", f)}
+        self.assertEqual(len(old), 8)
         self.assertEqual(set(after) - set(self.before), expect_new - old)
         self.assertEqual(set(self.before) - set(after), old - expect_new)
         changed = {k for k in set(after) & set(self.before) if after[k] != self.before[k]}

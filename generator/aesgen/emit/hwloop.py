@@ -43,7 +43,7 @@ from ..model import ModelError, execute, expect_equal
 from ..regplan import KeyTracker, Need, Plan, PlanError
 from ..space import Space
 from ..targets import Field, Target, distinct, one_of, show
-from ..variants import Variant
+from ..variants import Variant, unroll_param
 from . import keysetup
 from .base import Emitter, SharedSource
 
@@ -323,6 +323,11 @@ class BlockLoop:
         self.ret()
 
 
+# "full": every round written out; "loop1": the middle rounds a loop, one round per trip,
+# its key read from the schedule (a small library's form; docs/install.md)
+HW_UNROLLS = ("full", "loop1")
+
+
 def interleave_check(maximum: int):
     def check(values):
         for v in values:
@@ -356,6 +361,8 @@ class HwLoopEmitter(Emitter):
     checked = "every AES op checked to read the round key it names"
     c_align: int | None = None   # the loops need buffers aligned to this (the C side bounces)
     parameters = ("interleave", "key_policy")
+    # HW_UNROLLS an ISA's BlockLoop can emit; one without a round loop only "full"
+    unrolls: tuple = ("full",)
     # blocks in flight (the seed's two-block observation, generalised) and how round keys
     # live in registers; other key policies can be swept with --space
     sweep = Space(values={"interleave": (1, 2, 3, 4, 6, 8), "key_policy": ("auto",)})
@@ -370,6 +377,8 @@ class HwLoopEmitter(Emitter):
                 "key_bits": Field(list, item=int, check=one_of(KEY_BITS, "key size")),
                 "interleave": Field(list, item=(int, str), check=interleave_check(self.max_interleave)),
                 "key_policy": Field(list, item=str, check=one_of(self.policies, "key policy")),
+                "unroll": Field(list, item=str, required=False, default=["full"],
+                                check=one_of(self.unrolls, "unroll")),
             },
         }
 
@@ -403,6 +412,11 @@ class HwLoopEmitter(Emitter):
     def plan_options(self, target: Target) -> dict:
         """Extra regplan.plan arguments: memory_operands, key_width, rotating."""
         return {}
+
+    def key_plan(self, variant: Variant, need: Need) -> Plan:
+        """regplan.plan for one of the variant's loops: its key policy, its unroll."""
+        return regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
+                            rolled=variant.param("unroll", "full") != "full", **self.plan_options(variant.target))
 
     def lanes(self, target: Target) -> int:
         return 1
@@ -479,35 +493,43 @@ class HwLoopEmitter(Emitter):
         auto = min(auto, self.max_interleave)
         return [auto if v == "auto" else v for v in target.sections["variants"]["interleave"]]
 
-    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str) -> Plan:
+    def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str,
+              unroll: str = "full") -> Plan:
         return regplan.plan(self.need(target, mode, direction, n, key_bits), self.registers(target), policy,
-                            **self.plan_options(target))
+                            rolled=unroll != "full", **self.plan_options(target))
 
     def validate(self, target: Target) -> None:
         self.check_isa(target)
-        for n in self._interleaves(target):
-            for policy in target.sections["variants"]["key_policy"]:
-                for bits in target.sections["variants"]["key_bits"]:
-                    for direction, modes in self.direction_modes.items():
-                        for mode in modes:
-                            try:
-                                self._plan(target, n, mode, bits, policy, direction)
-                            except PlanError as e:
-                                if mode in self.optional_modes:
-                                    continue
-                                raise target.error("variants.key_policy",
-                                                   f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
+        for n, policy, unroll in self._forms(target):
+            for bits in target.sections["variants"]["key_bits"]:
+                for direction, modes in self.direction_modes.items():
+                    for mode in modes:
+                        try:
+                            self._plan(target, n, mode, bits, policy, direction, unroll)
+                        except PlanError as e:
+                            if mode in self.optional_modes:
+                                continue
+                            raise target.error("variants.key_policy",
+                                               f"AES-{bits} {direction} {mode}, interleave {n}: {e}") from None
+
+    def _forms(self, target: Target) -> list[tuple[int, str, str]]:
+        """(interleave, key policy, unroll) of the target's variants: a rolled loop places
+        its keys itself (regplan.ROLLED_POLICIES), so it comes once, with the policy "auto",
+        whatever policies the target lists."""
+        spec = target.sections["variants"]
+        forms = [(n, policy if unroll == "full" else "auto", unroll) for n in self._interleaves(target)
+                 for unroll in spec["unroll"] for policy in spec["key_policy"]]
+        return list(dict.fromkeys(forms))
 
     def variants(self, target: Target) -> list[Variant]:
         out = []
-        spec = target.sections["variants"]
-        for n in self._interleaves(target):
-            for policy in spec["key_policy"]:
-                for key_bits in spec["key_bits"]:
-                    for direction in ("enc", "dec"):
-                        how = f"x{n}" + ("" if policy == "auto" else f"_{policy}")
-                        params = (("interleave", n), ("key_policy", policy)) + self.variant_params(target)
-                        out.append(Variant(target, key_bits, direction, how, params, target.rank))
+        for n, policy, unroll in self._forms(target):
+            rolled, suffix = unroll_param(unroll)
+            for key_bits in target.sections["variants"]["key_bits"]:
+                for direction in ("enc", "dec"):
+                    how = f"x{n}" + ("" if policy == "auto" else f"_{policy}") + suffix
+                    params = (("interleave", n), ("key_policy", policy)) + rolled + self.variant_params(target)
+                    out.append(Variant(target, key_bits, direction, how, params, target.rank))
         return out
 
     def outputs(self, variant: Variant) -> list[str]:
@@ -534,7 +556,7 @@ class HwLoopEmitter(Emitter):
                                f"AES-256 keys only; aesgen_xts_init refuses the rest)")
                 continue
             try:
-                plan = self._plan(target, n, mode, variant.key_bits, variant.param("key_policy"), variant.direction)
+                plan = self.key_plan(variant, self.need(target, mode, variant.direction, n, variant.key_bits))
             except PlanError as e:
                 if mode not in self.optional_modes:
                     raise
@@ -576,8 +598,7 @@ class HwLoopEmitter(Emitter):
         temporary for the gathered plaintext before round 1."""
         need = Need(data=vectors, aux=0, temps=1, keys=reference.rounds_for(variant.key_bits) + 1,
                     temp_phase="initial")
-        return regplan.plan(need, self.registers(variant.target), variant.param("key_policy"),
-                            **self.plan_options(variant.target))
+        return self.key_plan(variant, need)
 
     def companion_functions(self, variant: Variant, mode: str, plan: Plan, constants) -> list[Function]:
         """Further functions an ISA emits beside one mode's loop, on its plan (hook): the
@@ -624,8 +645,7 @@ class HwLoopEmitter(Emitter):
                     data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused), keys=keys,
                     temp_phase="all"))
                 try:
-                    plans.append((regplan.plan(need, self.registers(target), variant.param("key_policy"),
-                                               **self.plan_options(target)), fused))
+                    plans.append((self.key_plan(variant, need), fused))
                 except PlanError as e:
                     error = e
             if plans:

@@ -31,11 +31,21 @@ class Label:
 @dataclass(frozen=True)
 class Instr:
     """One instruction: op and operands (destination first), `key` the round key an AES
-    op or key XOR must read (the model checks it), `note` an end-of-line comment."""
+    op or key XOR must read (the model checks it: key_matches), `note` an end-of-line
+    comment."""
     op: str
     args: tuple = ()
     key: tuple | None = None
     note: str = ""
+
+
+def key_matches(expected: tuple, tag) -> bool:
+    """Whether a register's tag is the key an instruction names: ("key", i) exactly, or
+    ("keys", lo, hi), any of round keys lo..hi (the op of a round loop, a different key
+    on each trip; the comparison with the reference checks their order)."""
+    if expected[0] == "keys":
+        return isinstance(tag, tuple) and len(tag) == 2 and tag[0] == "key" and expected[1] <= tag[1] <= expected[2]
+    return tag == expected
 
 
 class Machine:

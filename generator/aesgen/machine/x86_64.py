@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .. import reference
 from . import objdump
-from .common import EncodingError, Instr, Machine as _Machine, MachineError, Memory, aes_lane, lanes_of
+from .common import EncodingError, Instr, Machine as _Machine, MachineError, Memory, aes_lane, key_matches, lanes_of
 from .objdump import ABSOLUTE, DisassemblyError
 
 WIDTH_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
@@ -281,7 +281,8 @@ class Machine(_Machine):
     def _addr(self, m: M) -> int:
         if m.label is not None:
             return self.data_labels[m.label] + m.disp
-        return self.regs[m.base.name] + m.disp + (self.regs[m.index.name] if m.index is not None else 0)
+        addr = self.regs[m.base.name] + m.disp + (self.regs[m.index.name] if m.index is not None else 0)
+        return addr & ((1 << 64) - 1)      # an index may hold a negative offset
 
     def _key_tag(self, addr: int, width: int) -> tuple | None:
         base, buf = self.mem.regions[self.schedule]
@@ -335,7 +336,7 @@ class Machine(_Machine):
             self.zf, self.cf = r == 0, False
             return None
         if op == "movg":
-            self.regs[a[0].name] = a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]
+            self.regs[a[0].name] = (a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]) & ((1 << 64) - 1)
             return None
         if op == "lea":
             self.regs[a[0].name] = self._addr(a[1]) & ((1 << 64) - 1)
@@ -462,7 +463,7 @@ class Machine(_Machine):
         elif op in AES_OPS:
             if ins.key is not None:
                 for t in yt:
-                    if t != ins.key:
+                    if not key_matches(ins.key, t):
                         raise MachineError(f"{op} expected round key {ins.key} in its key operand, found {t}")
             self.write_vec(dst, [aes_lane(op, p, q) for p, q in zip(x, y)], [None] * lanes)
         else:
@@ -631,6 +632,8 @@ def parse(addr: int, text: str) -> Instr | None:
             args = [args[0], args[0], args[1], args[2]]
     elif op in VEC3_OPS and len(args) == 2:   # legacy SSE: destination is the first source
         args = [args[0], args[0], args[1]]
+    if op == "movg" and isinstance(args[1], Imm) and args[1].value >= 1 << 63:
+        args = [args[0], Imm(args[1].value - (1 << 64))]   # printed unsigned; the immediate is sign-extended
     return Instr(op, tuple(args))
 
 

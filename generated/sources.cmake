@@ -78,6 +78,15 @@ set(AESGEN_GENERATED_SOURCES
     common/ghash_x86_64_x8.h
     common/ghash_x86_64_x8_setup.h
     common/x86_64_aes_setkey.S
+    common/x86_64_aes_setkey_anchored.S
+    common/x86_64_aesni_x8_loop1_dec.S
+    common/x86_64_aesni_x8_loop1_enc.S
+    common/x86_64_vaes256_avx512vl_x8_loop1_dec.S
+    common/x86_64_vaes256_avx512vl_x8_loop1_enc.S
+    common/x86_64_vaes256_x8_loop1_dec.S
+    common/x86_64_vaes256_x8_loop1_enc.S
+    common/x86_64_vaes512_x8_loop1_dec.S
+    common/x86_64_vaes512_x8_loop1_enc.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.S
     aarch64_ce/aes128_dec__aarch64_ce_x6.c
     aarch64_neon/aes128_dec__aarch64_neon_bitslice32.c
@@ -104,7 +113,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_dec__sparc64_t4_x2.c
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8.c
-    x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32_loop4.c
@@ -120,15 +128,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes128_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes128_enc__aarch64_ce_x6.S
     aarch64_ce/aes128_enc__aarch64_ce_x6.c
@@ -148,7 +153,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes128_enc__sparc64_t4_x2.c
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8.c
-    x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32_loop4.c
@@ -158,15 +162,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes128_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes192_dec__aarch64_ce_x6.S
     aarch64_ce/aes192_dec__aarch64_ce_x6.c
@@ -194,7 +195,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_dec__sparc64_t4_x2.c
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8.c
-    x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32_loop4.c
@@ -210,15 +210,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes192_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes192_enc__aarch64_ce_x6.S
     aarch64_ce/aes192_enc__aarch64_ce_x6.c
@@ -238,7 +235,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes192_enc__sparc64_t4_x2.c
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8.c
-    x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32_loop4.c
@@ -248,15 +244,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes192_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes256_dec__aarch64_ce_x6.S
     aarch64_ce/aes256_dec__aarch64_ce_x6.c
@@ -284,7 +277,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_dec__sparc64_t4_x2.c
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8.c
-    x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c
     x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32_loop4.c
@@ -300,15 +292,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes256_dec__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.c
     aarch64_ce/aes256_enc__aarch64_ce_x6.S
     aarch64_ce/aes256_enc__aarch64_ce_x6.c
@@ -328,7 +317,6 @@ set(AESGEN_GENERATED_SOURCES
     sparc64_t4/aes256_enc__sparc64_t4_x2.c
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8.c
-    x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.S
     x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.c
     x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c
     x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32_loop4.c
@@ -338,15 +326,12 @@ set(AESGEN_GENERATED_SOURCES
     x86_64_sse2/aes256_enc__x86_64_sse2_fixslice32_loop4.c
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8.c
-    x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.S
     x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.c
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c
-    x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.S
     x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.c
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c
-    x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.S
     x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.c
     ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c
     ghash_portable/ghash__portable_x4.c
@@ -1300,8 +1285,8 @@ set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8 x86_64_aesni/aes128_dec__x86_6
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes128_dec__x86_64_avx2_bitslice32.c)
@@ -1356,24 +1341,24 @@ set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes128_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes128_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_dec__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes128_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes128_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes128_enc__aarch64_ce_x6 aarch64_ce/aes128_enc__aarch64_ce_x6.S aarch64_ce/aes128_enc__aarch64_ce_x6.c)
@@ -1428,8 +1413,8 @@ set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8 x86_64_aesni/aes128_enc__x86_6
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes128_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes128_enc__x86_64_avx2_fixslice32.c)
@@ -1460,24 +1445,24 @@ set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes128_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes128_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes128_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes128_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes128_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes128_enc__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes128_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes128_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes128_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes192_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_dec__aarch64_ce_x6 aarch64_ce/aes192_dec__aarch64_ce_x6.S aarch64_ce/aes192_dec__aarch64_ce_x6.c)
@@ -1564,8 +1549,8 @@ set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8 x86_64_aesni/aes192_dec__x86_6
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes192_dec__x86_64_avx2_bitslice32.c)
@@ -1620,24 +1605,24 @@ set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes192_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes192_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_dec__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes192_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes192_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes192_enc__aarch64_ce_x6 aarch64_ce/aes192_enc__aarch64_ce_x6.S aarch64_ce/aes192_enc__aarch64_ce_x6.c)
@@ -1692,8 +1677,8 @@ set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8 x86_64_aesni/aes192_enc__x86_6
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes192_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes192_enc__x86_64_avx2_fixslice32.c)
@@ -1724,24 +1709,24 @@ set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes192_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes192_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes192_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes192_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes192_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes192_enc__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes192_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes192_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes192_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes256_dec__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_dec__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_dec__aarch64_ce_x6 aarch64_ce/aes256_dec__aarch64_ce_x6.S aarch64_ce/aes256_dec__aarch64_ce_x6.c)
@@ -1828,8 +1813,8 @@ set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8 x86_64_aesni/aes256_dec__x86_6
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.S x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_dec__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_avx2_bitslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_avx2_bitslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_avx2_bitslice32 x86_64_avx2/aes256_dec__x86_64_avx2_bitslice32.c)
@@ -1884,24 +1869,24 @@ set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_dec__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.S x86_64_vaes256/aes256_dec__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_dec__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.S x86_64_vaes512/aes256_dec__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_dec__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_dec__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_dec__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_dec__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_dec__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_dec.S)
 set(AESGEN_FEATURES_aes256_enc__aarch64_ce_x6 "arm_aes;arm_pmull")
 set(AESGEN_BACKEND_OF_aes256_enc__aarch64_ce_x6 aarch64-ce)
 set(AESGEN_SOURCES_OF_aes256_enc__aarch64_ce_x6 aarch64_ce/aes256_enc__aarch64_ce_x6.S aarch64_ce/aes256_enc__aarch64_ce_x6.c)
@@ -1956,8 +1941,8 @@ set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8 x86_64_aesni/aes256_enc__x86_6
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_aesni_x8_loop1 "aesni;ssse3;pclmul")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_aesni_x8_loop1 aesni)
-set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.S x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_aesni_x8_loop1 x86_64_aesni/aes256_enc__x86_64_aesni_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_aesni_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_aesni_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_avx2_fixslice32 "avx;avx2")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_avx2_fixslice32 avx2-fixslice)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_avx2_fixslice32 x86_64_avx2/aes256_enc__x86_64_avx2_fixslice32.c)
@@ -1988,24 +1973,24 @@ set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 x86_64_vaes256_avx5
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 vaes256-avx512vl)
-set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.S x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 x86_64_vaes256_avx512vl/aes256_enc__x86_64_vaes256_avx512vl_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_avx512vl_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_avx512vl_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8 vaes256)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.S x86_64_vaes256/aes256_enc__x86_64_vaes256_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes256_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes256_x8_loop1 vaes256)
-set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.S x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes256_x8_loop1 x86_64_vaes256/aes256_enc__x86_64_vaes256_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes256_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes256_x8_loop1_enc.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8 vaes512)
 set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.S x86_64_vaes512/aes256_enc__x86_64_vaes512_x8.c)
 set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8 common/x86_64_aes_setkey.S)
 set(AESGEN_FEATURES_aes256_enc__x86_64_vaes512_x8_loop1 "aesni;avx;avx2;vaes;vpclmulqdq;avx512f;avx512vl;avx512bw")
 set(AESGEN_BACKEND_OF_aes256_enc__x86_64_vaes512_x8_loop1 vaes512)
-set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.S x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.c)
-set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey.S)
+set(AESGEN_SOURCES_OF_aes256_enc__x86_64_vaes512_x8_loop1 x86_64_vaes512/aes256_enc__x86_64_vaes512_x8_loop1.c)
+set(AESGEN_SHARED_OF_aes256_enc__x86_64_vaes512_x8_loop1 common/x86_64_aes_setkey_anchored.S common/x86_64_vaes512_x8_loop1_enc.S)
 set(AESGEN_FEATURES_ghash__aarch64_pmull_x8 "arm_pmull")
 set(AESGEN_BACKEND_OF_ghash__aarch64_pmull_x8 ghash-pmull)
 set(AESGEN_SOURCES_OF_ghash__aarch64_pmull_x8 ghash_aarch64_pmull/ghash__aarch64_pmull_x8.c)

@@ -9,16 +9,17 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
- * ecb: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
- * ctr: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers.
- * cbc: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers.
- * xts: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers.
- * cbc_lanes (8 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 1 temporary; 12 of 16 registers.
- * cbc_lanes (4 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 4 data, 0 loop-carried, 1 temporary; 8 of 16 registers.
- * cbc_lanes (2 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers.
+ * The functions are in common/x86_64_aesni_x8_loop1_enc.S, shared by every key size.
+ * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
+ * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers.
+ * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers.
+ * cbc_lanes (8 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 1 temporary; 12 of 16 registers.
+ * cbc_lanes (4 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 4 data, 0 loop-carried, 1 temporary; 8 of 16 registers.
+ * cbc_lanes (2 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers.
  * gcm_seal: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
  * gcm_open: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 182 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey_anchored.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 182 times: block counts 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the GCM functions: 0, 1, 2, 3 chunks of 8 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -27,28 +28,28 @@
 #include <stdint.h>
 #include "aesgen_variant.h"
 
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
+void aesgen_x86_64_aesni_x8_loop1_enc_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
+void aesgen_x86_64_aesni_x8_loop1_enc_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
 /* Counts in the low 64 bits of the counter only, which must not wrap within the call,
    and leaves counter[] as it was (ctr_low64). */
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
+void aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 /* CBC encryption of independent messages, one block of each per step: lane i reads
    in[i], writes out[i] and carries its chain value in chains[16 i..16 i + 15]. */
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes4(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes2(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
-void aesgen_aes128_enc__x86_64_aesni_x8_loop1_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
+void aesgen_x86_64_aesni_x8_loop1_enc_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 
 /* GCM over whole chunks of 8 blocks: CTR from counter[] (low 64 bits, as ctr) with
    the GHASH of the ciphertext stitched in (aesgen_variant.h). */
-aesgen_gcm_fn aesgen_aes128_enc__x86_64_aesni_x8_loop1_gcm_seal;
-aesgen_gcm_fn aesgen_aes128_enc__x86_64_aesni_x8_loop1_gcm_open;
+aesgen_gcm_fn aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal;
+aesgen_gcm_fn aesgen_x86_64_aesni_x8_loop1_enc_gcm_open;
 
-/* Round keys as the AES instructions read them: 176 bytes
+/* Round keys as the AES instructions read them: 256 bytes (anchored: kNr at the same offset for every key size, then the round loops' starts)
    (assembly in generated/common/, shared with the other variants of this key size and order). */
-void aesgen_x86_64_aes_setkey_aes128_forward(void *rk, const uint8_t *key);
+void aesgen_x86_64_aes_setkey_aes128_forward_anchored(void *rk, const uint8_t *key);
 
 const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8_loop1 = {
     .name = "aes128_enc__x86_64_aesni_x8_loop1",
@@ -59,23 +60,23 @@ const aesgen_variant aesgen_aes128_enc__x86_64_aesni_x8_loop1 = {
     .batch_blocks = 8,
     .rank = 300,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_SSSE3 | AESGEN_CPU_PCLMUL,
-    .schedule_bytes = 176,
-    .info = "interleave 8 x xmm (8 blocks); ecb: ends; ctr: ends; cbc: ends; xts: ends; cbc_lanes8: ends; cbc_lanes4: ends; cbc_lanes2: ends; gcm_seal: streamed; gcm_open: streamed",
+    .schedule_bytes = 256,
+    .info = "interleave 8 x xmm (8 blocks); ecb: ends; ctr: ends; cbc: ends; cbc_lanes8: ends; cbc_lanes4: ends; cbc_lanes2: ends; gcm_seal: streamed; gcm_open: streamed; xts: ends",
     .ctr_low64 = 1,
     .align = 0,
-    .setkey = aesgen_x86_64_aes_setkey_aes128_forward,
-    .ecb = aesgen_aes128_enc__x86_64_aesni_x8_loop1_ecb,
-    .cbc = aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc,
-    .ctr = aesgen_aes128_enc__x86_64_aesni_x8_loop1_ctr_nocarry,
-    .xts = aesgen_aes128_enc__x86_64_aesni_x8_loop1_xts,
+    .setkey = aesgen_x86_64_aes_setkey_aes128_forward_anchored,
+    .ecb = aesgen_x86_64_aesni_x8_loop1_enc_ecb,
+    .cbc = aesgen_x86_64_aesni_x8_loop1_enc_cbc,
+    .ctr = aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry,
+    .xts = aesgen_x86_64_aesni_x8_loop1_enc_xts,
     .gcm_blocks = 8,
     .gcm_table = "8 twisted powers, then their half sums",
-    .gcm_seal = aesgen_aes128_enc__x86_64_aesni_x8_loop1_gcm_seal,
-    .gcm_open = aesgen_aes128_enc__x86_64_aesni_x8_loop1_gcm_open,
+    .gcm_seal = aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal,
+    .gcm_open = aesgen_x86_64_aesni_x8_loop1_enc_gcm_open,
     .cbc_lanes = {
-        { 8, aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes8, 1 },
-        { 4, aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes4, 1 },
-        { 2, aesgen_aes128_enc__x86_64_aesni_x8_loop1_cbc_lanes2, 1 },
+        { 8, aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8, 1 },
+        { 4, aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4, 1 },
+        { 2, aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2, 1 },
     },
 };
 

@@ -9,17 +9,18 @@
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
- * ecb: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
- * ctr: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers.
- * cbc: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers.
- * xts: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
- * xts_units: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
- * cbc_lanes (32 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 1 temporary; 12 of 32 registers.
- * cbc_lanes (16 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 4 data, 0 loop-carried, 1 temporary; 8 of 32 registers.
- * cbc_lanes (8 lanes): ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers.
- * gcm_seal: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers.
- * gcm_open: ends: round keys k0 and k10 resident, k1..k9 streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 280 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
+ * The functions are in common/x86_64_vaes512_x8_loop1_enc.S, shared by every key size.
+ * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
+ * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers.
+ * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers.
+ * cbc_lanes (32 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 1 temporary; 12 of 32 registers.
+ * cbc_lanes (16 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 4 data, 0 loop-carried, 1 temporary; 8 of 32 registers.
+ * cbc_lanes (8 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers.
+ * gcm_seal: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers.
+ * gcm_open: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers.
+ * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
+ * xts_units: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey_anchored.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 280 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the CBC lanes functions: 0, 1, 2, 3, 4, 5, 6, 7, 9 steps of every lane, each message at its own misalignment) (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak) (the GCM functions: 0, 1, 2, 3 chunks of 32 blocks, against the reference CTR and GHASH), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -28,32 +29,32 @@
 #include <stdint.h>
 #include "aesgen_variant.h"
 
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
+void aesgen_x86_64_vaes512_x8_loop1_enc_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
+void aesgen_x86_64_vaes512_x8_loop1_enc_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
 /* Counts in the low 64 bits of the counter only, which must not wrap within the call,
    and leaves counter[] as it was (ctr_low64). */
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
+void aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16]);
 /* CBC encryption of independent messages, one block of each per step: lane i reads
    in[i], writes out[i] and carries its chain value in chains[16 i..16 i + 15]. */
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes32(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes16(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
+void aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8(const void *rk, uint8_t *const *out, const uint8_t *const *in, size_t steps, uint8_t *chains);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
+void aesgen_x86_64_vaes512_x8_loop1_enc_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 /* XTS over count data units of nblocks blocks (a multiple of 32), unit i's encrypted
    tweak at tweaks + 16 i (aesgen_variant.h). */
-void aesgen_aes128_enc__x86_64_vaes512_x8_loop1_xts_units(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
+void aesgen_x86_64_vaes512_x8_loop1_enc_xts_units(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
     size_t count);
 
 /* GCM over whole chunks of 32 blocks: CTR from counter[] (low 64 bits, as ctr) with
    the GHASH of the ciphertext stitched in (aesgen_variant.h). */
-aesgen_gcm_fn aesgen_aes128_enc__x86_64_vaes512_x8_loop1_gcm_seal;
-aesgen_gcm_fn aesgen_aes128_enc__x86_64_vaes512_x8_loop1_gcm_open;
+aesgen_gcm_fn aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal;
+aesgen_gcm_fn aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open;
 
-/* Round keys as the AES instructions read them: 176 bytes
+/* Round keys as the AES instructions read them: 256 bytes (anchored: kNr at the same offset for every key size, then the round loops' starts)
    (assembly in generated/common/, shared with the other variants of this key size and order). */
-void aesgen_x86_64_aes_setkey_aes128_forward(void *rk, const uint8_t *key);
+void aesgen_x86_64_aes_setkey_aes128_forward_anchored(void *rk, const uint8_t *key);
 
 const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8_loop1 = {
     .name = "aes128_enc__x86_64_vaes512_x8_loop1",
@@ -64,25 +65,25 @@ const aesgen_variant aesgen_aes128_enc__x86_64_vaes512_x8_loop1 = {
     .batch_blocks = 32,
     .rank = 100,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMULQDQ | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512BW,
-    .schedule_bytes = 176,
-    .info = "interleave 8 x zmm (32 blocks); ecb: ends; ctr: ends; cbc: ends; xts: ends; xts_units: ends; cbc_lanes32: ends; cbc_lanes16: ends; cbc_lanes8: ends; gcm_seal: ends; gcm_open: ends",
+    .schedule_bytes = 256,
+    .info = "interleave 8 x zmm (32 blocks); ecb: ends; ctr: ends; cbc: ends; cbc_lanes32: ends; cbc_lanes16: ends; cbc_lanes8: ends; gcm_seal: ends; gcm_open: ends; xts: ends; xts_units: ends",
     .ctr_low64 = 1,
     .align = 0,
-    .setkey = aesgen_x86_64_aes_setkey_aes128_forward,
-    .ecb = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_ecb,
-    .cbc = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc,
-    .ctr = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_ctr_nocarry,
-    .xts = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_xts,
-    .xts_units = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_xts_units,
+    .setkey = aesgen_x86_64_aes_setkey_aes128_forward_anchored,
+    .ecb = aesgen_x86_64_vaes512_x8_loop1_enc_ecb,
+    .cbc = aesgen_x86_64_vaes512_x8_loop1_enc_cbc,
+    .ctr = aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry,
+    .xts = aesgen_x86_64_vaes512_x8_loop1_enc_xts,
+    .xts_units = aesgen_x86_64_vaes512_x8_loop1_enc_xts_units,
     .xts_units_blocks = 32,
     .gcm_blocks = 32,
     .gcm_table = "32 twisted powers, then their half sums two to a slot",
-    .gcm_seal = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_gcm_seal,
-    .gcm_open = aesgen_aes128_enc__x86_64_vaes512_x8_loop1_gcm_open,
+    .gcm_seal = aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal,
+    .gcm_open = aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open,
     .cbc_lanes = {
-        { 32, aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes32, 1 },
-        { 16, aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes16, 1 },
-        { 8, aesgen_aes128_enc__x86_64_vaes512_x8_loop1_cbc_lanes8, 1 },
+        { 32, aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32, 1 },
+        { 16, aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16, 1 },
+        { 8, aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8, 1 },
     },
 };
 

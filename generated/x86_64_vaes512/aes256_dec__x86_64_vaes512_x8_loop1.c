@@ -9,11 +9,12 @@
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
- * ecb: ends: round keys k0 and k14 resident, k1..k13 streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
- * cbc: ends: round keys k0 and k14 resident, k1..k13 streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers.
- * xts: ends: round keys k0 and k14 resident, k1..k13 streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
- * xts_units: ends: round keys k0 and k14 resident, k1..k13 streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
- * Verified: the model ran the key set-up (common/x86_64_aes_setkey.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 160 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak), against the reference AES, with every AES op checked to read the round key it names.
+ * The functions are in common/x86_64_vaes512_x8_loop1_dec.S, shared by every key size.
+ * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
+ * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers.
+ * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
+ * xts_units: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
+ * Verified: the model ran the key set-up (common/x86_64_aes_setkey_anchored.S, shared) on 3 keys against FIPS-197's key expansion, and every loop 160 times: block counts 0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29, 31, 32, 33, 63, 64, 65, 69, in place and out of place, the FIPS-197 key and 2 random keys (the XTS units function: 1 unit of 1 iteration, 2 units of 1 iteration, 3 units of 1 iteration, 1 unit of 2 iterations, 3 units of 2 iterations, each its own tweak), against the reference AES, with every AES op checked to read the round key it names.
  */
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -22,19 +23,19 @@
 #include <stdint.h>
 #include "aesgen_variant.h"
 
-void aesgen_aes256_dec__x86_64_vaes512_x8_loop1_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
-void aesgen_aes256_dec__x86_64_vaes512_x8_loop1_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
+void aesgen_x86_64_vaes512_x8_loop1_dec_ecb(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks);
+void aesgen_x86_64_vaes512_x8_loop1_dec_cbc(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t iv[16]);
 /* XTS over the whole blocks of one data unit: tweak[] holds the first block's encrypted
    tweak and is left holding the next block's; may use out as scratch (aesgen_variant.h). */
-void aesgen_aes256_dec__x86_64_vaes512_x8_loop1_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
+void aesgen_x86_64_vaes512_x8_loop1_dec_xts(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t tweak[16]);
 /* XTS over count data units of nblocks blocks (a multiple of 32), unit i's encrypted
    tweak at tweaks + 16 i (aesgen_variant.h). */
-void aesgen_aes256_dec__x86_64_vaes512_x8_loop1_xts_units(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
+void aesgen_x86_64_vaes512_x8_loop1_dec_xts_units(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, const uint8_t *tweaks,
     size_t count);
 
-/* Round keys as the AES instructions read them: 240 bytes (equivalent inverse cipher)
+/* Round keys as the AES instructions read them: 256 bytes (equivalent inverse cipher) (anchored: kNr at the same offset for every key size, then the round loops' starts)
    (assembly in generated/common/, shared with the other variants of this key size and order). */
-void aesgen_x86_64_aes_setkey_aes256_equivalent_inverse(void *rk, const uint8_t *key);
+void aesgen_x86_64_aes_setkey_aes256_equivalent_inverse_anchored(void *rk, const uint8_t *key);
 
 const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8_loop1 = {
     .name = "aes256_dec__x86_64_vaes512_x8_loop1",
@@ -45,16 +46,16 @@ const aesgen_variant aesgen_aes256_dec__x86_64_vaes512_x8_loop1 = {
     .batch_blocks = 32,
     .rank = 100,
     .features = AESGEN_CPU_AESNI | AESGEN_CPU_AVX | AESGEN_CPU_AVX2 | AESGEN_CPU_VAES | AESGEN_CPU_VPCLMULQDQ | AESGEN_CPU_AVX512F | AESGEN_CPU_AVX512VL | AESGEN_CPU_AVX512BW,
-    .schedule_bytes = 240,
+    .schedule_bytes = 256,
     .info = "interleave 8 x zmm (32 blocks); ecb: ends; cbc: ends; xts: ends; xts_units: ends",
     .ctr_low64 = 0,
     .align = 0,
-    .setkey = aesgen_x86_64_aes_setkey_aes256_equivalent_inverse,
-    .ecb = aesgen_aes256_dec__x86_64_vaes512_x8_loop1_ecb,
-    .cbc = aesgen_aes256_dec__x86_64_vaes512_x8_loop1_cbc,
+    .setkey = aesgen_x86_64_aes_setkey_aes256_equivalent_inverse_anchored,
+    .ecb = aesgen_x86_64_vaes512_x8_loop1_dec_ecb,
+    .cbc = aesgen_x86_64_vaes512_x8_loop1_dec_cbc,
     .ctr = NULL,
-    .xts = aesgen_aes256_dec__x86_64_vaes512_x8_loop1_xts,
-    .xts_units = aesgen_aes256_dec__x86_64_vaes512_x8_loop1_xts_units,
+    .xts = aesgen_x86_64_vaes512_x8_loop1_dec_xts,
+    .xts_units = aesgen_x86_64_vaes512_x8_loop1_dec_xts_units,
     .xts_units_blocks = 32,
 };
 

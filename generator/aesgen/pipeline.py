@@ -364,8 +364,8 @@ def check_assembled(paths: Paths, patterns: list[str] | None = None, progress=No
         emitter = EMITTERS[v.target.emitter]
         built = emitter.build(v)
         files = dict(emitter.render(built, renderer, "not run"))
-        lines.append(f"{v.name}: {emitter.verify_assembled(built, files, ROOT / 'runtime' / 'src')}")
+        lines.append(f"{v.name}: {emitter.verify_assembled(built, files, ROOT / 'runtime' / 'src', renderer)}")
     # the assembly key set-ups their variants share, once per file
     for emitter in {EMITTERS[v.target.emitter] for v in chosen if EMITTERS[v.target.emitter].setkey_file}:
-        lines.append(f"{emitter.setkey_file}: {emitter.verify_setkey_assembled(renderer, ROOT / 'runtime' / 'src')}")
+        lines.append(emitter.verify_setkey_assembled(renderer, ROOT / 'runtime' / 'src'))
     return lines

@@ -366,9 +366,9 @@ class AArch64CeEmitter(HwLoopEmitter):
             raise target.error("dispatch.cpu_features", "the XTS loop multiplies tweaks with PMULL2 "
                                "(64-bit carry-less multiply); list arm_pmull")
 
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
         if mode != "xts":
-            return super().need(target, mode, direction, n, key_bits)
+            return super().need(target, mode, direction, n, key_bits, rolled)
         # loop-carried: the first tweak and the constant; blocks 1..n-1's tweaks live from
         # before round 1 to the final round ("all": nothing to borrow from)
         return Need(data=n, aux=2, temps=n - 1, keys=reference.rounds_for(key_bits) + 1, temp_phase="all")

@@ -21,7 +21,9 @@ render_setkey_instr and setkey_summary where that file needs them), isa_fields,
 check_isa, variant_params, lanes, plan_options, machine_for, render_instr, function_context, asm_context, features_of,
 interleave_info, c_align, companion_functions (functions beside a mode's loop on its plan:
 the x86-64 XTS units function), constant_registers (constants a loop keeps in spare
-registers: the x86-64 byte-reversal mask).
+registers: the x86-64 byte-reversal mask), unrolls (HW_UNROLLS: "loop1" where the
+BlockLoop emits round loops; such a rolled variant reads the anchored schedule, its
+key set-up writes it, and its functions live once for every key size in loops_file).
 """
 
 from __future__ import annotations
@@ -77,6 +79,37 @@ GCM_MODES = ("gcm_seal", "gcm_open")
 GCM_CHUNKS = (0, 1, 2, 3)        # whole chunks each GCM function runs in the model
 XTS_UNITS = ((1, 1), (2, 1), (3, 1), (1, 2), (3, 2))   # (units, iterations each) of an XTS units function
 XTS_KEY_BITS = (128, 256)        # the AES key sizes XTS is defined for (IEEE 1619)
+
+# The schedule a rolled loop reads, "anchored": k0 at offset 0 and k1..kNr ending at the
+# same offset for every key size (kNr at 16 ANCHOR_ROUNDS), then the round loops' start
+# offsets as int64 (the index that counts up to 0): -16 (Nr - 1) for the whole middle,
+# -16 (Nr - 1 - TAIL_ROUNDS) for its first part when split. So one function serves
+# AES-128, -192 and -256 (OpenSSL's AES-NI code reads Nr from its AES_KEY the same way).
+ANCHOR_ROUNDS = 14
+ANCHORED_BYTES = 256
+ANCHORED_NOTE = " (anchored: kNr at the same offset for every key size, then the round loops' starts)"
+ROUND_LOOP_STARTS = 16 * (ANCHOR_ROUNDS + 1)
+TAIL_ROUNDS = 5                  # a split middle's second loop: the last 5 middle rounds
+
+
+def anchored_offset(position: int, nr: int) -> int:
+    """Where schedule position `position` (0..Nr) lives in the anchored layout."""
+    return 0 if position == 0 else 16 * (position + ANCHOR_ROUNDS - nr)
+
+
+def anchored_schedule(schedule: bytes, nr: int) -> bytes:
+    """A schedule of Nr + 1 round keys in the anchored layout, with its start offsets."""
+    out = bytearray(ANCHORED_BYTES)
+    for p in range(nr + 1):
+        out[anchored_offset(p, nr):anchored_offset(p, nr) + 16] = schedule[16 * p:16 * p + 16]
+    for i, count in enumerate((nr - 1, nr - 1 - TAIL_ROUNDS)):
+        out[ROUND_LOOP_STARTS + 8 * i:ROUND_LOOP_STARTS + 8 * i + 8] = ((-16 * count) % (1 << 64)).to_bytes(8, "little")
+    return bytes(out)
+
+
+def anchored_rounds(nr: int) -> dict[int, int]:
+    """Offset -> round key of the anchored layout (what the model tags a load with)."""
+    return {anchored_offset(p, nr): p for p in range(nr + 1)}
 
 
 def cbc_lane_vectors(n: int) -> list[int]:
@@ -257,13 +290,20 @@ class BlockLoop:
         if self.memory_key(shape):
             return self.key_memory(rnd)
         idx = p.rotating[rnd % len(p.rotating)]
-        self.load_key(self._key_operand(idx, shape), rnd, note=f"stream k{rnd + p.need.first_key}")
+        self.load_key(self._key_operand(idx, shape), rnd, note=f"stream {self.key_label(rnd)}")
         self._track_key(idx, rnd)
         return self._key_operand(idx, shape)
 
+    def key_label(self, rnd: int) -> str:
+        """A round key's name in comments; a rolled loop's last one is kNr (the same text
+        for every key size)."""
+        if self.plan.rolled and rnd == self.nr:
+            return "kNr"
+        return f"k{rnd + self.plan.need.first_key}"
+
     def load_resident_keys(self) -> None:
         for rnd, idx in sorted(self.plan.resident.items()):
-            self.load_key(self._key_operand(idx), rnd, note=f"k{rnd + self.plan.need.first_key}")
+            self.load_key(self._key_operand(idx), rnd, note=self.key_label(rnd))
             self._track_key(idx, rnd)
 
     def restore_borrowed(self) -> None:
@@ -386,13 +426,30 @@ class HwLoopEmitter(Emitter):
     chain_aux = 0                # loop-carried values of CBC encryption's one-block chain
 
     # ------------------------------------------------------------------ hooks
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
-        """What one mode's loop keeps in registers: by default one register per block."""
+    @staticmethod
+    def rolled(variant: Variant) -> bool:
+        """A rolled variant: round loops on the anchored schedule, its functions the same
+        for every key size, so they live in one shared file (loops_file)."""
+        return variant.param("unroll", "full") != "full"
+
+    def prefix(self, variant: Variant) -> str:
+        """The functions' symbol prefix: the variant's, or for a rolled variant the one its
+        key sizes share."""
+        if self.rolled(variant):
+            return f"aesgen_{variant.target.ident}_{variant.how}_{variant.direction}"
+        return f"aesgen_{variant.name}"
+
+    def loops_file(self, variant: Variant) -> str:
+        return f"common/{variant.target.ident}_{variant.how}_{variant.direction}.S"
+
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
+        """What one mode's loop keeps in registers: by default one register per block
+        (rolled: for a round loop's plan, where a mode's form depends on it)."""
         keys = reference.rounds_for(key_bits) + 1
         if mode == "cbc" and direction == "enc":   # a chain: one block, its temporary before round 1
             return Need(data=1, aux=self.chain_aux, temps=1, keys=keys, temp_phase="initial")
         aux, temps = self.mode_needs[mode]
-        return self.with_constants(target, mode, Need(data=n, aux=aux, temps=temps, keys=keys))
+        return self.with_constants(target, mode, Need(data=n, aux=aux, temps=temps, keys=keys), rolled)
 
     def constant_registers(self, target: Target, mode: str) -> int:
         """Constants a mode's loop keeps in registers rather than reading them from memory
@@ -400,9 +457,11 @@ class HwLoopEmitter(Emitter):
         mode's own loop-carried values in the plan's aux)."""
         return 0
 
-    def with_constants(self, target: Target, mode: str, need: Need) -> Need:
+    def with_constants(self, target: Target, mode: str, need: Need, rolled: bool = False) -> Need:
+        """rolled: a round loop holds k0, kNr and the loop's key (the same for every key size)."""
         extra = self.constant_registers(target, mode)
-        if extra and need.data + need.aux + extra + need.temps + need.keys <= self.registers(target):
+        keys = 3 if rolled else need.keys
+        if extra and need.data + need.aux + extra + need.temps + keys <= self.registers(target):
             return replace(need, aux=need.aux + extra)
         return need
 
@@ -495,8 +554,9 @@ class HwLoopEmitter(Emitter):
 
     def _plan(self, target: Target, n: int, mode: str, key_bits: int, policy: str, direction: str,
               unroll: str = "full") -> Plan:
-        return regplan.plan(self.need(target, mode, direction, n, key_bits), self.registers(target), policy,
-                            rolled=unroll != "full", **self.plan_options(target))
+        rolled = unroll != "full"
+        return regplan.plan(self.need(target, mode, direction, n, key_bits, rolled), self.registers(target), policy,
+                            rolled=rolled, **self.plan_options(target))
 
     def validate(self, target: Target) -> None:
         self.check_isa(target)
@@ -534,46 +594,60 @@ class HwLoopEmitter(Emitter):
 
     def outputs(self, variant: Variant) -> list[str]:
         stem = f"{variant.target.ident}/{variant.name}"
-        return [f"{stem}.S", f"{stem}.c"]
+        return [f"{stem}.c"] if self.rolled(variant) else [f"{stem}.S", f"{stem}.c"]
 
     # ------------------------------------------------------------------ build
     def build(self, variant: Variant) -> Built:
         target = variant.target
         n = variant.param("interleave")
-        decrypt = variant.direction == "dec"
         setkey, programs = None, ()
         if self.has_asm_setkey:
-            name = (self.shared_setkey_symbol(variant.key_bits, variant.direction) if self.setkey_file
+            anchored = self.rolled(variant)
+            name = (self.shared_setkey_symbol(variant.key_bits, variant.direction, anchored) if self.setkey_file
                     else f"aesgen_{variant.name}_expand_key")
-            setkey = self.setkey_function(name, variant.key_bits, variant.direction)
+            setkey = self.setkey_function(name, variant.key_bits, variant.direction, anchored)
         else:
             programs = keysetup.programs(variant.key_bits, self.key_order[variant.direction])
         constants = self.new_constants(target)
         functions, omitted = [], []
-        for mode in self.direction_modes[variant.direction]:
-            if mode == "xts" and variant.key_bits not in XTS_KEY_BITS:
-                omitted.append(f"xts: none for AES-{variant.key_bits} (IEEE 1619 defines XTS for AES-128 and "
-                               f"AES-256 keys only; aesgen_xts_init refuses the rest)")
-                continue
-            try:
-                plan = self.key_plan(variant, self.need(target, mode, variant.direction, n, variant.key_bits))
-            except PlanError as e:
-                if mode not in self.optional_modes:
-                    raise
-                omitted.append(f"{mode}: no loop ({e}); the runtime serves it around ecb")
-                continue
-            sym = f"aesgen_{variant.name}_{mode}" + ("_nocarry" if mode == "ctr" else "")
-            asm = Asm(sym)
-            emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
-            emit(self.loop(variant, plan, asm, constants))
-            functions.append(Function(sym, mode, plan, asm.code))
-            functions += self.companion_functions(variant, mode, plan, constants)
+        modes = self.direction_modes[variant.direction]
+        # xts, the one mode some key sizes lack, last in a rolled variant: the read-only
+        # table of AES-192's shared functions is then a prefix of AES-128's
+        late = ("xts",) if self.rolled(variant) else ()
+        for mode in modes:
+            if mode not in late:
+                functions += self.mode_functions(variant, mode, n, constants, omitted)
         if variant.direction == "enc" and "cbc_lanes" in self.mode_emitters:
             functions += self.cbc_lanes_functions(variant, n, constants, omitted)
         if variant.direction == "enc" and "gcm" in self.mode_emitters:
             functions += self.gcm_functions(variant, constants, omitted)
+        for mode in modes:
+            if mode in late:
+                functions += self.mode_functions(variant, mode, n, constants, omitted)
         return Built(variant, n, self.lanes(target), programs, setkey, functions,
                      constants.items if constants is not None else [], omitted)
+
+    def mode_functions(self, variant: Variant, mode: str, n: int, constants, omitted: list) -> list[Function]:
+        """One mode's loop and its companions; none (and `omitted` says why) for XTS at
+        AES-192 or an optional mode whose plan does not fit."""
+        if mode == "xts" and variant.key_bits not in XTS_KEY_BITS:
+            omitted.append(f"xts: none for AES-{variant.key_bits} (IEEE 1619 defines XTS for AES-128 and "
+                           f"AES-256 keys only; aesgen_xts_init refuses the rest)")
+            return []
+        try:
+            plan = self.key_plan(variant, self.need(variant.target, mode, variant.direction, n, variant.key_bits,
+                                                    self.rolled(variant)))
+        except PlanError as e:
+            if mode not in self.optional_modes:
+                raise
+            omitted.append(f"{mode}: no loop ({e}); the runtime serves it around ecb")
+            return []
+        sym = f"{self.prefix(variant)}_{mode}" + ("_nocarry" if mode == "ctr" else "")
+        asm = Asm(sym)
+        decrypt = variant.direction == "dec"
+        emit = self.mode_emitters[mode if mode != "cbc" else ("cbc_dec" if decrypt else "cbc_enc")]
+        emit(self.loop(variant, plan, asm, constants))
+        return [Function(sym, mode, plan, asm.code)] + self.companion_functions(variant, mode, plan, constants)
 
     def cbc_lanes_functions(self, variant: Variant, n: int, constants, omitted: list) -> list[Function]:
         """The lanes functions: chain values in the data registers, a temporary for the
@@ -588,7 +662,7 @@ class HwLoopEmitter(Emitter):
             except PlanError as e:
                 omitted.append(f"cbc_lanes{lanes}: no function ({e})")
                 continue
-            asm = Asm(f"aesgen_{variant.name}_cbc_lanes{lanes}")
+            asm = Asm(f"{self.prefix(variant)}_cbc_lanes{lanes}")
             line = self.mode_emitters["cbc_lanes"](self.loop(variant, plan, asm, constants))
             out.append(Function(asm.fn, "cbc_lanes", plan, asm.code, lanes, line_steps=line or 1))
         return out
@@ -643,7 +717,7 @@ class HwLoopEmitter(Emitter):
             for fused in (True, False):     # the fewest operations, unless that costs resident keys
                 need = self.with_constants(target, "gcm", Need(
                     data=vectors, aux=2, temps=self.gcm_temps(target, prog, constants, fused), keys=keys,
-                    temp_phase="all"))
+                    temp_phase="all"), self.rolled(variant))
                 try:
                     plans.append((self.key_plan(variant, need), fused))
                 except PlanError as e:
@@ -652,7 +726,7 @@ class HwLoopEmitter(Emitter):
                 plan, fused = next((p for p in plans if p[0].policy == "resident"), plans[0])
                 out = []
                 for mode in GCM_MODES:
-                    asm = Asm(f"aesgen_{variant.name}_{mode}")
+                    asm = Asm(f"{self.prefix(variant)}_{mode}")
                     self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
                     out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks,
                                         table_multiply=multiply))
@@ -662,13 +736,17 @@ class HwLoopEmitter(Emitter):
                        f"waiting); the runtime runs CTR and GHASH in two passes")
         return []
 
-    def setkey_function(self, name: str, key_bits: int, direction: str) -> Function:
+    def setkey_function(self, name: str, key_bits: int, direction: str, anchored: bool = False) -> Function:
         asm = Asm(name)
-        self.emit_setkey(asm, key_bits, direction == "dec")
+        if anchored:
+            self.emit_setkey(asm, key_bits, direction == "dec", anchored=True)
+        else:
+            self.emit_setkey(asm, key_bits, direction == "dec")
         return Function(name, "setkey", None, asm.code)
 
-    def shared_setkey_symbol(self, key_bits: int, direction: str) -> str:
-        return f"aesgen_{self.name}_setkey_aes{key_bits}_{self.key_order[direction]}"
+    def shared_setkey_symbol(self, key_bits: int, direction: str, anchored: bool = False) -> str:
+        return f"aesgen_{self.name}_setkey_aes{key_bits}_{self.key_order[direction]}" + \
+            ("_anchored" if anchored else "")
 
     # ------------------------------------------------------------------ verify
     @staticmethod
@@ -713,20 +791,25 @@ class HwLoopEmitter(Emitter):
         if built.setkey is None:
             return keysetup.run_programs(built.key_programs, key, keysetup.output(order))
         fn = built.setkey
-        return self.run_setkey(built, (codes or {}).get(fn.name, fn.code), fn.name, key, order)
+        return self.run_setkey(built, (codes or {}).get(fn.name, fn.code), fn.name, key, order,
+                               self.rolled(built.variant))
 
-    def run_setkey(self, built: Built | None, code: list[Instr], name: str, key: bytes, order: str) -> bytes:
+    def run_setkey(self, built: Built | None, code: list[Instr], name: str, key: bytes, order: str,
+                   anchored: bool = False) -> bytes:
         """Run an assembly key set-up in the model; it must write the reference schedule
-        in `order`. A shared one reads the caller's key in place, so the model gives it a
-        buffer of exactly the key's length (reading past it faults); a per-variant one
-        gets the C wrapper's 32-byte aligned copy."""
+        in `order` (anchored: in the anchored layout). A shared one reads the caller's key
+        in place, so the model gives it a buffer of exactly the key's length (reading past
+        it faults); a per-variant one gets the C wrapper's 32-byte aligned copy."""
         nr = reference.rounds_for(8 * len(key))
+        want = keysetup.reference_schedule(key, order)
+        if anchored:
+            want = anchored_schedule(want, nr)
         mem = Memory()
-        rk = mem.add("rk", bytes(16 * (nr + 1)), misalign=SCHEDULE_MISALIGN)
+        rk = mem.add("rk", b"\xa5" * len(want), misalign=SCHEDULE_MISALIGN)   # every byte must be written
         kp = mem.add("key", key if self.setkey_file else key.ljust(32, b"\0"))
         m = self.setkey_machine(built, mem)
         self._call(m, mem, code, name, (rk, kp), name)
-        expect_equal(f"{name}: round keys", mem.bytes_of("rk"), keysetup.reference_schedule(key, order))
+        expect_equal(f"{name}: round keys", mem.bytes_of("rk"), want)
         return mem.bytes_of("rk")
 
     def _run(self, built: Built, fn: Function, code: list[Instr], keyed: tuple[bytes, bytes], count: int,
@@ -882,18 +965,20 @@ class HwLoopEmitter(Emitter):
             counted += (f" (the GCM functions: {', '.join(map(str, GCM_CHUNKS))} chunks of {chunk} blocks, "
                         f"against the reference CTR and GHASH)")
         if built.setkey:
-            where = f" ({self.setkey_file}, shared)" if self.setkey_file else ""
+            where = f" ({self.setkey_path(self.rolled(built.variant))}, shared)" if self.setkey_file else ""
             return (f"the model ran the key set-up{where} on 3 keys against FIPS-197's key expansion, and every "
                     f"loop {runs} times: {counted}, against the reference AES, with {self.checked}")
         return (f"the model ran every function's instruction stream {runs} times: {counted} through the "
                 f"generated key set-up, against the reference AES, with {self.checked}")
 
-    def verify_assembled(self, built: Built, files: dict[str, str], include_dir) -> str:
-        """Assemble the rendered .S with binutils, disassemble it, require every function to
-        match the emitted stream instruction for instruction, and run the disassembly in
-        the model."""
+    def verify_assembled(self, built: Built, files: dict[str, str], include_dir, renderer=None) -> str:
+        """Assemble the rendered .S (a rolled variant's: the shared loops file) with
+        binutils, disassemble it, require every function to match the emitted stream
+        instruction for instruction, and run the disassembly in the model."""
         m = self.machine
-        listing = objdump.disassemble(files[self.outputs(built.variant)[0]], m.TOOLCHAIN, include_dir)
+        text = (self.render_loops_file(built.variant, renderer, None) if self.rolled(built.variant)
+                else files[self.outputs(built.variant)[0]])
+        listing = objdump.disassemble(text, m.TOOLCHAIN, include_dir)
         parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
         emitted = self._codes(built)
         if self.setkey_file:     # read back from its own file (verify_setkey_assembled)
@@ -907,37 +992,90 @@ class HwLoopEmitter(Emitter):
 
     # ------------------------------------------------------------------ render
     def shared(self, variant: Variant) -> list[SharedSource]:
+        loops = [SharedSource(self.loops_file(variant), functools.partial(self.render_loops_file, variant))] \
+            if self.rolled(variant) else []
         if self.setkey_file:
-            return [SharedSource(self.setkey_file, self.render_setkey_file)]
+            anchored = self.rolled(variant)
+            return [SharedSource(self.setkey_path(anchored),
+                                 functools.partial(self.render_setkey_file, anchored=anchored))] + loops
         if self.has_asm_setkey:
-            return []
-        return [keysetup.source(variant.key_bits, self.key_order[variant.direction])]
+            return loops
+        return [keysetup.source(variant.key_bits, self.key_order[variant.direction])] + loops
 
-    def setkey_file_functions(self) -> list[tuple[Function, int, str]]:
-        """The shared file's key set-ups: (function, key bits, schedule order)."""
-        return [(self.setkey_function(self.shared_setkey_symbol(bits, d), bits, d), bits, self.key_order[d])
-                for bits in KEY_BITS for d in ("enc", "dec")]
+    def render_loops_file(self, variant: Variant, renderer, guard: str | None) -> str:
+        """The shared file of a rolled variant's functions: one copy for every key size
+        (the round loops read the anchored schedule). Built for each key size the target
+        lists; a function two key sizes both have must come out the same text, and the
+        file has every function any of them has (XTS: AES-128 and AES-256 only). Each
+        variant's own model run checks the code its key size built (its header says so)."""
+        builts = [self.build(replace(variant, key_bits=bits)) for bits in variant.target.sections["variants"]["key_bits"]]
+        texts: dict[str, tuple[list[str], Built, Function]] = {}
+        for b in builts:
+            for fn in b.functions:
+                lines = [self.render_instr(b, i) for i in fn.code]
+                if fn.name in texts and texts[fn.name][0] != lines:
+                    first = texts[fn.name][1].variant.key_bits
+                    raise ModelError(f"{fn.name}: AES-{b.variant.key_bits} builds other code than AES-{first}; "
+                                     f"a rolled loop must not depend on the key size")
+                texts.setdefault(fn.name, (lines, b, fn))
+        # constants take offsets in the order of first use: each key size's table must be
+        # a prefix of the widest one's, so that every function reads the same offsets
+        widest = max(builts, key=lambda b: (len(b.constants), len(b.functions)))
+        for b in builts:
+            if b.constants != widest.constants[:len(b.constants)]:
+                raise ModelError(f"{self.loops_file(variant)}: AES-{b.variant.key_bits} lays out the read-only "
+                                 f"table differently from AES-{widest.variant.key_bits}")
+        funcs = [{**self.function_context(b, fn), "lines": lines} for lines, b, fn in texts.values()]
+        sizes = ", ".join(f"AES-{b.variant.key_bits}" for b in builts)
+        params = " ".join(f for f in variant.describe().split() if not f.startswith("key_bits="))
+        summary = [f"The functions of {', '.join(b.variant.name for b in builts)}: one copy for {sizes}, since "
+                   f"their round loops read the anchored schedule{ANCHORED_NOTE}.",
+                   f"Parameters: {params} ({variant.target.display_path}).", ""] + \
+            self.summary(widest) + [f"{f['mode']}: {f['plan']}." for f in funcs] + [
+            f"Verified: every function is the same text built for each of {sizes}; the model runs it in each "
+            f"variant's own check (its .c header names the runs)."]
+        return renderer.render(self.asm_template, summary=summary,
+                               context={"functions": funcs, "guard": guard or self.compile_guard,
+                                        **self.asm_context(widest)})
 
-    def verify_setkey_file(self, codes: dict[str, list[Instr]], salt: int) -> int:
-        """Run every key set-up of the shared file (`codes`: as emitted or as read back)
+    def setkey_path(self, anchored: bool = False) -> str:
+        """The shared key set-up file: the full loops' schedule, or (rolled loops) the
+        anchored one, in a file of its own so that a build links only the one it uses."""
+        return self.setkey_file.replace(".S", "_anchored.S") if anchored else self.setkey_file
+
+    def setkey_layouts(self) -> tuple[bool, ...]:
+        """The schedules the ISA's key set-ups write: anchored too where it has rolled loops."""
+        return (False, True) if len(self.unrolls) > 1 else (False,)
+
+    def setkey_file_functions(self, anchored: bool | None = None) -> list[tuple[Function, int, str, bool]]:
+        """The shared files' key set-ups: (function, key bits, schedule order, anchored);
+        of one file, or (None) of all."""
+        layouts = self.setkey_layouts() if anchored is None else (anchored,)
+        return [(self.setkey_function(self.shared_setkey_symbol(bits, d, a), bits, d, a), bits,
+                 self.key_order[d], a) for a in layouts for bits in KEY_BITS for d in ("enc", "dec")]
+
+    def verify_setkey_file(self, codes: dict[str, list[Instr]], salt: int, anchored: bool = False) -> int:
+        """Run every key set-up of one shared file (`codes`: as emitted or as read back)
         on the FIPS-197 key and random keys against the reference; returns the runs."""
-        rng = random.Random(zlib.crc32(self.setkey_file.encode()) ^ salt)
+        rng = random.Random(zlib.crc32(self.setkey_path(anchored).encode()) ^ salt)
         runs = 0
-        for fn, bits, order in self.setkey_file_functions():
+        for fn, bits, order, _ in self.setkey_file_functions(anchored):
             for key in [bytes(range(bits // 8))] + [rng.randbytes(bits // 8) for _ in range(SETKEY_KEYS - 1)]:
-                self.run_setkey(None, codes[fn.name], fn.name, key, order)
+                self.run_setkey(None, codes[fn.name], fn.name, key, order, anchored)
                 runs += 1
         return runs
 
-    def render_setkey_file(self, renderer, guard: str | None) -> str:
-        fns = self.setkey_file_functions()
-        runs = self.verify_setkey_file({fn.name: fn.code for fn, _, _ in fns}, 0)
+    def render_setkey_file(self, renderer, guard: str | None, anchored: bool = False) -> str:
+        fns = self.setkey_file_functions(anchored)
+        runs = self.verify_setkey_file({fn.name: fn.code for fn, _, _, _ in fns}, 0, anchored)
         funcs = [{"name": fn.name, "key_bits": bits, "order": order.replace("_", " "),
-                  "schedule_bytes": 16 * (reference.rounds_for(bits) + 1),
-                  "schedule_note": keysetup.SCHEDULE_NOTE[order],
+                  "schedule_bytes": ANCHORED_BYTES if anchored else 16 * (reference.rounds_for(bits) + 1),
+                  "schedule_note": keysetup.SCHEDULE_NOTE[order] + (ANCHORED_NOTE if anchored else ""),
                   "lines": [self.render_setkey_instr(i) for i in fn.code],
-                  "instructions": sum(1 for i in fn.code if i.op != "label")} for fn, bits, order in fns]
-        summary = self.setkey_summary() + [
+                  "instructions": sum(1 for i in fn.code if i.op != "label")} for fn, bits, order, _ in fns]
+        layout = ([f"For the rolled (loop1) variants: the schedule anchored{ANCHORED_NOTE}; the unused slots "
+                   f"are cleared and the round loops' starts written."] if anchored else [])
+        summary = self.setkey_summary() + layout + [
             f"Verified: the model ran each function on the FIPS-197 key and {SETKEY_KEYS - 1} random keys "
             f"({runs} runs) against the reference key expansion; check-assembled runs the disassembled "
             f"machine code the same way."]
@@ -945,17 +1083,21 @@ class HwLoopEmitter(Emitter):
                                context={"functions": funcs, "guard": guard})
 
     def verify_setkey_assembled(self, renderer, include_dir) -> str:
-        """The shared key set-up file as assembled: disassembled, matched function by
+        """The shared key set-up files as assembled: disassembled, matched function by
         function against the emitted instructions and run in the model."""
         m = self.machine
-        emitted = {fn.name: fn.code for fn, _, _ in self.setkey_file_functions()}
-        listing = objdump.disassemble(self.render_setkey_file(renderer, None), m.TOOLCHAIN, include_dir)
-        parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
-        codes, problem = objdump.match(emitted, parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
-        if problem:
-            raise ModelError(f"{self.setkey_file}: {problem}")
-        runs = self.verify_setkey_file(codes, 0xA55E)
-        return f"{len(codes)} functions, {runs} model runs of the disassembled machine code"
+        lines = []
+        for anchored in self.setkey_layouts():
+            emitted = {fn.name: fn.code for fn, _, _, _ in self.setkey_file_functions(anchored)}
+            listing = objdump.disassemble(self.render_setkey_file(renderer, None, anchored), m.TOOLCHAIN, include_dir)
+            parsed = objdump.read_functions(listing.text, m.parse, m.BRANCHES)
+            codes, problem = objdump.match(emitted, parsed, m.same, getattr(m, "PADDING", frozenset({"pad"})))
+            if problem:
+                raise ModelError(f"{self.setkey_path(anchored)}: {problem}")
+            runs = self.verify_setkey_file(codes, 0xA55E, anchored)
+            lines.append(f"{self.setkey_path(anchored)}: {len(codes)} functions, {runs} model runs of the "
+                         f"disassembled machine code")
+        return "; ".join(lines)
 
     def c_context(self, built: Built) -> dict:
         v = built.variant
@@ -963,8 +1105,8 @@ class HwLoopEmitter(Emitter):
         facts = {"name": v.name, "symbol": v.symbol, "backend": v.backend, "key_bits": v.key_bits,
                  "direction": 0 if v.direction == "enc" else 1, "rank": v.rank,
                  "batch_blocks": built.interleave * built.lanes,
-                 "schedule_bytes": 16 * (reference.rounds_for(v.key_bits) + 1),
-                 "schedule_note": keysetup.SCHEDULE_NOTE[order],
+                 "schedule_bytes": ANCHORED_BYTES if self.rolled(v) else 16 * (reference.rounds_for(v.key_bits) + 1),
+                 "schedule_note": keysetup.SCHEDULE_NOTE[order] + (ANCHORED_NOTE if self.rolled(v) else ""),
                  "features": self.features_of(v),
                  "info": f"{self.interleave_info(built)}; "
                          + "; ".join(f"{f.mode}{f.lanes or ''}: {f.plan.policy}" for f in built.functions)}
@@ -988,11 +1130,15 @@ class HwLoopEmitter(Emitter):
         v = built.variant
         own_setkey = [built.setkey] if built.setkey and not self.setkey_file else []
         funcs = [self.function_context(built, fn) for fn in own_setkey + built.functions]
-        summary = self.summary(built) + [f"{f['mode']}: {f['plan']}." for f in funcs if f["mode"] != "setkey"] \
+        where = [f"The functions are in {self.loops_file(v)}, shared by every key size."] if self.rolled(v) else []
+        summary = self.summary(built) + where + \
+            [f"{f['mode']}: {f['plan']}." for f in funcs if f["mode"] != "setkey"] \
             + [f"{note}." for note in built.omitted] + [f"Verified: {verified}."]
+        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context=self.c_context(built))
+        stem = f"{v.target.ident}/{v.name}"
+        if self.rolled(v):
+            return [(f"{stem}.c", c_text)]
         asm_text = renderer.render(self.asm_template, variant=v, summary=summary,
                                    context={"functions": funcs, "guard": self.compile_guard,
                                             **self.asm_context(built)})
-        c_text = renderer.render("hwloop/variant.c.j2", variant=v, summary=summary, context=self.c_context(built))
-        stem = f"{v.target.ident}/{v.name}"
         return [(f"{stem}.S", asm_text), (f"{stem}.c", c_text)]

@@ -312,8 +312,8 @@ class Ppc64lePower8Emitter(HwLoopEmitter):
     def registers(self, target: Target) -> int:
         return len(VECTOR_POOL)
 
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
-        need = super().need(target, mode, direction, n, key_bits)
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
+        need = super().need(target, mode, direction, n, key_bits, rolled)
         # xts's temporary holds tweak products before round 1 and key^tweak in the last
         # round (and the next tweak after it): nothing to borrow from
         return replace(need, temp_phase="all") if mode == "xts" else need

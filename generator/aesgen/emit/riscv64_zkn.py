@@ -345,7 +345,7 @@ class Riscv64ZknEmitter(HwLoopEmitter):
     key_ops = KEY_OPS
     checked = "every key XOR checked to read the round-key half it names"
 
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
         keys = reference.rounds_for(key_bits) + 1
         blocks = 1 if mode == "cbc" and direction == "enc" else n
         if mode == "xts":   # each block's tweak (lo, hi), kept for the final XOR

@@ -423,7 +423,7 @@ class Sparc64T4Emitter(HwLoopEmitter):
     checked = "every AES op checked to read the round-key half it names and every load and store aligned"
     c_align = 8                  # the loops move 8 bytes per ldx/stx
 
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
         """FP doubles: the data, temporaries and keys 1..Nr (XTS as ECB: its tweaks are in
         integer registers, checked here as the plan does not count them)."""
         if mode == "xts" and n > XTS_MAX_INTERLEAVE:

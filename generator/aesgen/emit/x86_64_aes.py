@@ -4,7 +4,10 @@ Per variant (one key size, one direction) the .S file holds the mode loops and t
 file the descriptor. The key set-up (aeskeygenassist, aesimc) is one shared file,
 common/x86_64_aes_setkey.S, for every variant of every x86-64 target. Each loop
 interleaves N vectors per iteration with rounds fully unrolled; the key policy comes
-from `regplan.plan`. What is left runs in halves (N/2, N/4, ... 1 vectors, each at most
+from `regplan.plan`. A rolled variant (unroll "loop1") runs rounds 1..Nr-1 as a round
+loop over the anchored schedule (hwloop.anchored_schedule, set up by
+common/x86_64_aes_setkey_anchored.S), so its functions are the same for every key size
+and live once in common/<target>_<how>_<direction>.S. What is left runs in halves (N/2, N/4, ... 1 vectors, each at most
 once), then one block at a time. Modes: ECB, CBC, CTR and XTS (the tweaks by shifts and
 a carry-less multiply); CBC lanes functions; and, where the register plan holds them,
 stitched GCM functions (the CTR rounds with algorithm/ghash.py's update, translated by
@@ -29,7 +32,8 @@ from ..passes import fuse_ternary, hoist_logic
 from ..regplan import Need, Plan, PlanError
 from ..space import Space
 from ..targets import Field, Target, one_of
-from .hwloop import DIRECTION_MODES, HW_UNROLLS, Asm, BlockLoop, Built, Function, HwLoopEmitter, Stage
+from .hwloop import (DIRECTION_MODES, HW_UNROLLS, ROUND_LOOP_STARTS, TAIL_ROUNDS, anchored_offset, anchored_rounds,
+                     Asm, BlockLoop, Built, Function, HwLoopEmitter, Stage)
 
 KIND = {128: "xmm", 256: "ymm", 512: "zmm"}
 RK, OUT, IN, N, IV = (G(r) for r in SYSV.loop_args)
@@ -138,11 +142,15 @@ class LoopEmitter(BlockLoop):
         # a VEX/EVEX 16-byte op may read its key unaligned from memory; legacy SSE may not
         return self.plan.memory_operands or (shape == "xmm" and self.isa.encoding != "sse")
 
+    def key_offset(self, rnd: int) -> int:
+        """Round key rnd's offset in the schedule: anchored for a rolled loop."""
+        return anchored_offset(rnd, self.nr) if self.plan.rolled else 16 * rnd
+
     def key_memory(self, rnd: int) -> M:
-        return M(RK, 16 * rnd)
+        return M(RK, self.key_offset(rnd))
 
     def load_key(self, reg: V, rnd: int, note: str = "") -> None:
-        self.asm("bcast", reg, M(RK, 16 * rnd), note=note)
+        self.asm("bcast", reg, M(RK, self.key_offset(rnd)), note=note)
 
     def stages(self) -> list[Stage]:
         """N vectors per iteration; then what is left in halves (N/2, N/4, ... vectors, each
@@ -220,25 +228,31 @@ class LoopEmitter(BlockLoop):
         op = "aesdec" if self.decrypt else "aesenc"
         if self.plan.rolled:
             self.loop_ends = []
-            for i in range(self.round_pieces):
-                self._round_loop(op, datas, 1 + i * (self.nr - 1) // self.round_pieces,
-                                 (i + 1) * (self.nr - 1) // self.round_pieces)
+            if self.round_pieces == 1:
+                self._round_loop(op, datas, 1, self.nr - 1, M(RK, ROUND_LOOP_STARTS))
+            else:
+                self._round_loop(op, datas, 1, self.nr - 1 - TAIL_ROUNDS, M(RK, ROUND_LOOP_STARTS + 8))
+                self._round_loop(op, datas, self.nr - TAIL_ROUNDS, self.nr - 1, Imm(-16 * TAIL_ROUNDS))
             return
         for rnd in range(1, self.nr):
             k = self.key(rnd, datas[0].kind)
             for d in datas:
                 self.asm(op, d, d, k, key=("key", rnd))
 
-    def _round_loop(self, op: str, datas: list[V], first: int, last: int) -> None:
+    def _round_loop(self, op: str, datas: list[V], first: int, last: int, start) -> None:
         """Rounds first..last as a loop, one round of every vector per trip: ROUND runs
-        from -16 (last - first + 1) up to 0, so that the key is at 16 (last + 1) + ROUND
-        and the add that steps it also ends the loop."""
+        from -16 (last - first + 1) up to 0 (start: that number, or where the anchored
+        schedule holds it), so that the key is at the offset after round last's plus
+        ROUND, the same for every key size, and the add that steps it also ends the loop."""
         a, kind = self.asm, datas[0].kind
         self.round_loops += 1
         top = a.label(f"rounds{self.round_loops}")
-        a("movg", ROUND, Imm(-16 * (last - first + 1)), note=f"round loop over k{first}..k{last}")
+        if isinstance(start, Imm):
+            a("movg", ROUND, start, note=f"round loop over the last {-start.value // 16} middle keys")
+        else:
+            a("loadg", ROUND, start, note="round loop from k1: its start, from the schedule")
         a.place(top)
-        key = M(RK, 16 * (last + 1), index=ROUND)
+        key = M(RK, self.key_offset(last) + 16, index=ROUND)
         if not self.memory_key(kind):
             reg = self.v(self.plan.rotating[0], kind)
             self.kt.clobber(reg.n, "the round loop's key")
@@ -389,11 +403,12 @@ def emit_cbc_decrypt(em: LoopEmitter) -> None:
     em.parallel(body, setup, finish)
 
 
-def xts_carries_tweaks(registers: int, n: int, rounds: int) -> bool:
+def xts_carries_tweaks(registers: int, n: int, rounds: int, rolled: bool = False) -> bool:
     """Whether an XTS iteration of n vectors keeps one tweak register per vector from one
-    iteration to the next (n data, n tweaks, one temporary, every round key resident);
-    otherwise the tweaks are made from the first vector's and parked in the output."""
-    return 2 * n + 1 + rounds + 1 <= registers
+    iteration to the next (n data, n tweaks, one temporary, every round key resident, or
+    for a round loop k0, kNr and its key register); otherwise the tweaks are made from
+    the first vector's and parked in the output."""
+    return 2 * n + 1 + (3 if rolled else rounds + 1) <= registers
 
 
 def emit_xts(em: LoopEmitter) -> None:
@@ -411,7 +426,7 @@ def emit_xts(em: LoopEmitter) -> None:
              back; every input block is read before its own output block is written, so
              out == in is fine.
     Both fold the final XOR into the last round key."""
-    if xts_carries_tweaks(em.isa.registers, len(em.plan.data), em.nr):
+    if xts_carries_tweaks(em.isa.registers, len(em.plan.data), em.nr, em.plan.rolled):
         _emit_xts_carried(em)
     else:
         _emit_xts_parked(em)
@@ -638,27 +653,31 @@ ROUND_CONSTANTS = (0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36)
 SETKEY_ENCODING = "sse"    # the one key set-up every variant shares runs on plain AES-NI
 
 
-def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
+def emit_setkey(asm: Asm, key_bits: int, decrypt: bool, anchored: bool = False) -> None:
     """The key schedule on xmm registers with aeskeygenassist: four words at a time, each
     the prefix XOR of the four Nk words back (two shufps against a register whose word 0
     stays zero, two pxor) XORed with the broadcast word aeskeygenassist made
     (RotWord(SubWord) ^ rcon, or SubWord alone for AES-256's middle words). AES-192's
     six-word steps are regrouped into round keys with shufps. Decryption writes the
     equivalent inverse cipher's keys: reversed, the middle ones through aesimc. No table
-    and no branch: constant time. The registers are cleared before the return."""
+    and no branch: constant time. The registers are cleared before the return. anchored:
+    the rolled loops' layout (hwloop.anchored_schedule), its unused slots cleared (no
+    earlier key's material stays in a context keyed again) and its round loop starts
+    written."""
     nr = reference.rounds_for(key_bits)
+    at = (lambda p: anchored_offset(p, nr)) if anchored else (lambda p: 16 * p)
     rk, key = RK, G(SYSV.args[1])
     a, b, t, zero, imc, prev, out = (V("xmm", n) for n in (0, 2, 1, 4, 5, 3, 6))
     rcons = iter(ROUND_CONSTANTS)
 
     def store(rnd: int, reg: V) -> None:
         if not decrypt:
-            asm("store", M(rk, 16 * rnd), reg, note=f"k{rnd}")
+            asm("store", M(rk, at(rnd)), reg, note=f"k{rnd}")
             return
         if 0 < rnd < nr:
             asm("aesimc", imc, reg)
             reg = imc
-        asm("store", M(rk, 16 * (nr - rnd)), reg, note=f"k{rnd}")
+        asm("store", M(rk, at(nr - rnd)), reg, note=f"k{rnd}")
 
     def next_words(dst: V, src: V, rcon: int, word: int) -> None:
         """dst = the next four words: prefix XOR of dst, ^ word `word` of aeskeygenassist(src)."""
@@ -713,6 +732,12 @@ def emit_setkey(asm: Asm, key_bits: int, decrypt: bool) -> None:
             store(rnd + 3, a)
     for r in (a, b, t, zero, imc, prev, out):
         asm("xor", r, r, r, note="no key material left behind" if r == a else "")
+    if anchored:
+        for off in range(16, at(1), 16):
+            asm("store", M(rk, off), a, note="unused slot, cleared" if off == 16 else "")
+        for i, count in enumerate((nr - 1, nr - 1 - TAIL_ROUNDS)):
+            asm("movg", M(rk, ROUND_LOOP_STARTS + 8 * i), Imm(-16 * count),
+                note="round loop starts: the middle" if i == 0 else "and its first part")
     asm("ret")
 
 
@@ -1196,15 +1221,15 @@ class X86AesEmitter(HwLoopEmitter):
     def registers(self, target: Target) -> int:
         return self.isa(target).registers
 
-    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int) -> Need:
+    def need(self, target: Target, mode: str, direction: str, n: int, key_bits: int, rolled: bool = False) -> Need:
         if mode != "xts":
-            return super().need(target, mode, direction, n, key_bits)
+            return super().need(target, mode, direction, n, key_bits, rolled)
         if self.lanes(target) * n > XTS_MAX_SHIFT:
             raise PlanError(f"{n} x {self.lanes(target)} blocks: the next iteration's tweaks are x^"
                             f"{self.lanes(target) * n} away, past the {XTS_MAX_SHIFT} bits one carry-less "
                             f"product by 0x87 reduces")
         rounds = reference.rounds_for(key_bits)
-        if xts_carries_tweaks(self.registers(target), n, rounds):
+        if xts_carries_tweaks(self.registers(target), n, rounds, rolled):
             # a tweak register per vector; one temporary for the final round and the products
             return Need(data=n, aux=n, temps=1, keys=rounds + 1, temp_phase="all")
         # the tweaks of the first vector; two temporaries for each tweak product, used
@@ -1214,9 +1239,9 @@ class X86AesEmitter(HwLoopEmitter):
     def companion_functions(self, variant, mode: str, plan, constants) -> list[Function]:
         # the units function of the carried XTS form (the many-sector call)
         n, rounds = len(plan.data), reference.rounds_for(variant.key_bits)
-        if mode != "xts" or not xts_carries_tweaks(self.registers(variant.target), n, rounds):
+        if mode != "xts" or not xts_carries_tweaks(self.registers(variant.target), n, rounds, plan.rolled):
             return []
-        asm = Asm(f"aesgen_{variant.name}_xts_units")
+        asm = Asm(f"{self.prefix(variant)}_xts_units")
         emit_xts_units(self.loop(variant, plan, asm, constants))
         return [Function(asm.fn, "xts_units", plan, asm.code)]
 
@@ -1272,7 +1297,8 @@ class X86AesEmitter(HwLoopEmitter):
         else:
             mem.add("const", rodata[1], at=rodata[0])
             labels = {ABSOLUTE: 0}
-        return machine.Machine(mem, "rk", self.isa(built.variant.target).encoding, labels)
+        rounds = anchored_rounds(reference.rounds_for(built.variant.key_bits)) if self.rolled(built.variant) else None
+        return machine.Machine(mem, "rk", self.isa(built.variant.target).encoding, labels, rounds)
 
     def render_instr(self, built: Built, ins) -> str:
         return machine.render(ins, self.isa(built.variant.target).encoding)
@@ -1298,8 +1324,8 @@ class X86AesEmitter(HwLoopEmitter):
     setkey_template = "x86_64_aes/setkey.S.j2"
     key_ops = ("keygenassist", "aesimc")
 
-    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool) -> None:
-        emit_setkey(asm, key_bits, decrypt)
+    def emit_setkey(self, asm: Asm, key_bits: int, decrypt: bool, anchored: bool = False) -> None:
+        emit_setkey(asm, key_bits, decrypt, anchored)
 
     def setkey_machine(self, built, mem: Memory):
         return machine.Machine(mem, "rk", SETKEY_ENCODING, {})

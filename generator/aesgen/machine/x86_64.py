@@ -262,10 +262,12 @@ class Machine(_Machine):
     An AES op whose `key` field names round key i fails unless its key operand carries
     that tag: reading a clobbered key register cannot pass unnoticed."""
 
-    def __init__(self, memory: Memory, schedule_region: str, encoding: str, data_labels: dict):
+    def __init__(self, memory: Memory, schedule_region: str, encoding: str, data_labels: dict,
+                 key_rounds: dict[int, int] | None = None):
         super().__init__(memory, schedule_region)
         self.enc = encoding
         self.data_labels = data_labels
+        self.key_rounds = key_rounds     # offset -> round key, where the schedule is not 16 i
         self.regs = {name: 0 for name in GPRS}
         self.vec = {n: [bytes(16)] * 4 for n in range(32)}
         self.tag: dict[int, list] = {n: [None] * 4 for n in range(32)}
@@ -287,6 +289,9 @@ class Machine(_Machine):
     def _key_tag(self, addr: int, width: int) -> tuple | None:
         base, buf = self.mem.regions[self.schedule]
         if base <= addr < base + len(buf) and (addr - base) % 16 == 0 and width == 16:
+            if self.key_rounds is not None:
+                rnd = self.key_rounds.get(addr - base)
+                return None if rnd is None else ("key", rnd)
             return ("key", (addr - base) // 16)
         return None
 
@@ -336,7 +341,11 @@ class Machine(_Machine):
             self.zf, self.cf = r == 0, False
             return None
         if op == "movg":
-            self.regs[a[0].name] = (a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]) & ((1 << 64) - 1)
+            value = (a[1].value if isinstance(a[1], Imm) else self.regs[a[1].name]) & ((1 << 64) - 1)
+            if isinstance(a[0], M):      # an immediate stored as 64 bits
+                self.mem.write(self._addr(a[0]), value.to_bytes(8, "little"))
+            else:
+                self.regs[a[0].name] = value
             return None
         if op == "lea":
             self.regs[a[0].name] = self._addr(a[1]) & ((1 << 64) - 1)
@@ -605,6 +614,8 @@ def parse(addr: int, text: str) -> Instr | None:
         args = [args[0], args[0], args[1]]
     elif op == "movg" and isinstance(args[1], M):   # a 64-bit load into a general register
         op = LOADG
+    elif op == LOADLO and isinstance(args[1], Imm):  # movq of an immediate to memory (64 bits)
+        op = "movg"
     elif op == LOADLO and isinstance(args[0], G):   # a general register: objdump's movq
         op = "movg" if not isinstance(args[1], M) else LOADG
     elif op == LOADLO and isinstance(args[0], M):   # movq to memory: the low half stored

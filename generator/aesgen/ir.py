@@ -265,7 +265,9 @@ class Loop:
     names (the variables the loop updates). Iteration r (r = 0..times-1, in descending
     order when `descending`) sees the memory `window` (a memory of the body) as the
     elements `keys`[base + stride * r ...] (a memory of head and tail, of the same kind:
-    round keys the body reads, or the part of an output it writes)."""
+    round keys the body reads, or the part of an output it writes). `more` gives further
+    windows the same way, (window, keys, base, stride) each: a body that reads one
+    memory and writes another."""
     name: str
     head: Program
     body: Program
@@ -276,6 +278,11 @@ class Loop:
     base: int
     stride: int
     descending: bool = False
+    more: tuple[tuple[str, str, int, int], ...] = ()
+
+    def windows(self) -> tuple[tuple[str, str, int, int], ...]:
+        """Every window: (window, keys, base, stride)."""
+        return ((self.window, self.keys, self.base, self.stride),) + self.more
 
     @property
     def bits(self) -> int:
@@ -315,7 +322,7 @@ class Loop:
     def replace(self, head: Program, body: Program, tail: Program) -> "Loop":
         """The same loop over rewritten pieces (vectorized, fused)."""
         return Loop(self.name, head, body, tail, self.times, self.window, self.keys, self.base,
-                    self.stride, self.descending)
+                    self.stride, self.descending, self.more)
 
 
 def check_loop(loop: Loop) -> None:
@@ -330,15 +337,18 @@ def check_loop(loop: Loop) -> None:
         raise ProgramError(f"{loop.name}: a loop of {loop.times} iterations")
     if body.inputs != tail.inputs or not (len(head.outputs) == len(body.inputs) == len(body.outputs)):
         raise ProgramError(f"{loop.name}: the carried state differs between head, body and tail")
-    window = body.memory(loop.window)
-    keys = head.memory(loop.keys)
-    if window.kind != keys.kind or tail.memory(loop.keys) != keys or (window.writable and not keys.writable):
-        raise ProgramError(f"{loop.name}: the window must be a view into {loop.keys}, of its kind, "
-                           f"written only if {loop.keys} is")
-    for r in (0, loop.times - 1):
-        start = loop.base + loop.stride * r
-        if start < 0 or start + window.length > keys.length:
-            raise ProgramError(f"{loop.name}: iteration {r} reads {loop.keys}[{start}..{start + window.length})")
+    if len({w for w, _, _, _ in loop.windows()}) != len(loop.windows()):
+        raise ProgramError(f"{loop.name}: two windows of one name")
+    for name, over, base, stride in loop.windows():
+        window = body.memory(name)
+        keys = head.memory(over)
+        if window.kind != keys.kind or tail.memory(over) != keys or (window.writable and not keys.writable):
+            raise ProgramError(f"{loop.name}: the window {name} must be a view into {over}, of its kind, "
+                               f"written only if {over} is")
+        for r in (0, loop.times - 1):
+            start = base + stride * r
+            if start < 0 or start + window.length > keys.length:
+                raise ProgramError(f"{loop.name}: iteration {r} reads {over}[{start}..{start + window.length})")
     seen: set[str] = set()
     for p in loop.pieces():
         names = {op.dst for op in p.ops if op.dst is not None}

@@ -138,15 +138,17 @@ def run(core: Program | Loop, memories: MutableMapping[str, object], checked: bo
         _execute(core, memories)
         return
     state = _execute(core.head, memories)
-    view = core.body.memory(core.window)
     for r in core.iterations():
-        start = core.base + core.stride * r
-        keys = memories[core.keys]
-        window = keys[start:start + view.length]
-        window = bytearray(window) if view.kind == "bytes" else list(window)
-        state = _execute(core.body, {**memories, core.window: window}, state)
-        if view.writable:
-            keys[start:start + view.length] = window
+        views = {}
+        for name, over, base, stride in core.windows():
+            view, start = core.body.memory(name), base + stride * r
+            window = memories[over][start:start + view.length]
+            views[name] = bytearray(window) if view.kind == "bytes" else list(window)
+        state = _execute(core.body, {**memories, **views}, state)
+        for name, over, base, stride in core.windows():
+            view, start = core.body.memory(name), base + stride * r
+            if view.writable:
+                memories[over][start:start + view.length] = views[name]
     _execute(core.tail, memories, state)
 
 

@@ -175,6 +175,67 @@ def pack_round_keys(layout: Layout, key_bits: int, algorithm: str) -> Program:
     return prog
 
 
+def pack_round_keys_rolled(layout: Layout, key_bits: int, algorithm: str) -> tuple[Loop, ...]:
+    """The same packing as two loops (about a third of the code written out): every round
+    key packed with the S-box constant folded in, one key per iteration (reading its 16
+    bytes, writing its 8 slices), and the constant taken out of key 0 again after the
+    loop; then, for fixslicing, the ShiftRows frames of keys 1..Nr-1, which repeat every 4
+    keys, in place: keys 4r+1..4r+3 per iteration (key 4r+4 is in frame 0), the keys
+    after the last whole period in the tail."""
+    nr = rounds(key_bits)
+    w = layout.word_bits
+    rkb = Memory("rkb", "bytes", 16 * (nr + 1), False)
+    rk = Memory("rk", "words", schedule_words(key_bits), True)
+    name = f"aes{key_bits}_{algorithm}{w}_pack_keys_rolled"
+    head = Program(f"{name}_head", w, (rkb, rk))
+    body = Program(f"{name}_body", w, (Memory("kb", "bytes", 16, False), Memory("kw", "words", 8, True)))
+    bld = Builder(body)
+    bld.note("round key r: packed, constant 0x63 folded in")
+    bld.prefix = "k_"
+    s = layout.pack(bld, "kb", 0, broadcast=True)
+    for k in range(8):
+        bld.stw("kw", k, bld.not_(s[k], hint=f"n{k}") if k in _SBOX_CONSTANT_SLICES else s[k])
+    tail = Program(f"{name}_tail", w, (rkb, rk))
+    bld.switch(tail)
+    bld.note("round key 0 has no constant: taken out again")
+    bld.prefix = "k0_"
+    for k in _SBOX_CONSTANT_SLICES:
+        bld.stw("rk", k, bld.not_(bld.ldw("rk", k, hint=f"s{k}"), hint=f"n{k}"))
+    bld.prefix = ""
+    for piece in (head, body, tail):
+        eliminate_dead_code(piece)
+    pack = Loop(name, head, body, tail, nr + 1, "kb", "rkb", base=0, stride=16, more=(("kw", "rk", 0, 8),))
+    check_loop(pack)
+    if algorithm != "fixslice":
+        return (pack,)
+    times = (nr - 1) // PERIOD
+    fname = f"aes{key_bits}_{algorithm}{w}_key_frames"
+    head = Program(f"{fname}_head", w, (rk,))
+    body = Program(f"{fname}_body", w, (Memory("kp", "words", 8 * (PERIOD - 1), True),))
+    bld = Builder(body)
+
+    def shift(mem: str, first: int, i: int) -> None:
+        e = key_frame(algorithm, i, nr)
+        bld.note(f"round key {'4r+' + str(i) if mem == 'kp' else i}: ShiftRows^{e}")
+        bld.prefix = f"k{i}_"
+        for k in range(8):
+            x = bld.ldw(mem, first + k, hint=f"s{k}")
+            bld.stw(mem, first + k, layout.shift_rows(bld, x, e))
+
+    for j in range(1, PERIOD):
+        shift("kp", 8 * (j - 1), j)
+    tail = Program(f"{fname}_tail", w, (rk,))
+    bld.switch(tail)
+    for i in range(PERIOD * times + 1, nr):
+        shift("rk", 8 * i, i)
+    bld.prefix = ""
+    for piece in (head, body, tail):
+        eliminate_dead_code(piece)
+    frames = Loop(fname, head, body, tail, times, "kp", "rk", base=8, stride=8 * PERIOD)
+    check_loop(frames)
+    return pack, frames
+
+
 def _core_program(layout: Layout, key_bits: int, name: str) -> tuple[Program, Builder, list[str]]:
     """A batch program: memories rk, in, out; returns it with the packed input slices."""
     B = layout.blocks

@@ -105,10 +105,11 @@ def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[s
         lines.append(f"{indent}for (size_t r = {core.times}; r-- > 0;) {{")
     else:
         lines.append(f"{indent}for (size_t r = 0; r < {core.times}; r++) {{")
-    window = core.body.memory(core.window)
-    ty = "uint8_t" if window.kind == "bytes" else word
-    lines.append(f"{inner}{'' if window.writable else 'const '}{ty} *const {c_name(core.window)} = "
-                 f"{c_name(core.keys)} + {core.base} + {core.stride} * r;")
+    for name, over, base, stride in core.windows():
+        window = core.body.memory(name)
+        ty = "uint8_t" if window.kind == "bytes" else word
+        lines.append(f"{inner}{'' if window.writable else 'const '}{ty} *const {c_name(name)} = "
+                     f"{c_name(over)} + {base} + {stride} * r;")
     lines += piece(core.body, inner)
     lines += [f"{inner}{s} = {o};" for s, o in zip(core.body.inputs, core.body.outputs)]
     lines.append(f"{indent}}}")

@@ -34,7 +34,7 @@ SCALAR_LOGIC_PER_CYCLE = 4
 class Built:
     variant: Variant
     layout: Layout
-    key_programs: tuple[Program | Loop, ...]   # expansion (32-bit), then round-key packing
+    key_programs: tuple[Program | Loop, ...]   # expansion (32-bit), then round-key packing (loops)
     core: Program | Loop
 
 
@@ -156,7 +156,7 @@ class CBitslicedEmitter(Emitter):
 
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v = built.variant
-        expand, pack_keys = built.key_programs
+        expand, *packing = built.key_programs
         word = c.word_type(built.layout.word_bits)
         core_ops = built.core.alu_count()
         t = v.target.sections["circuits"]
@@ -166,7 +166,8 @@ class CBitslicedEmitter(Emitter):
             f"Core: {core_ops} logic operations per {built.layout.blocks}-block batch "
             f"({core_ops / (16 * built.layout.blocks):.1f} per byte), "
             f"{built.core.count('ld', 'ldw')} loads, {built.core.count('st')} stores.",
-            f"Key set-up: {expand.alu_count()} operations of expansion, {pack_keys.alu_count()} of packing.",
+            f"Key set-up: {expand.alu_count()} operations of expansion, "
+            f"{sum(p.alu_count() for p in packing)} of packing.",
             *shared_summary(v, built.layout.word_bits),
             *rolled_summary(v, built.core),
             f"Verified: {verified}.",

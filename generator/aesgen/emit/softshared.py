@@ -38,11 +38,10 @@ def setkey_source(key_bits: int, algorithm: str, word_bits: int) -> SharedSource
 
 @functools.cache
 def key_programs(key_bits: int, algorithm: str, word_bits: int) -> tuple[Program | Loop, ...]:
-    """The shared forward expansion (memory rkb), then the packing (rkb -> rk). Built once
-    per generator run and read-only after: every variant and shared file of these
-    parameters runs the same objects."""
-    return keysetup.programs(key_bits, "forward") + (
-        aes.pack_round_keys(Layout(word_bits), key_bits, algorithm),)
+    """The shared forward expansion (memory rkb), then the packing (rkb -> rk) as loops.
+    Built once per generator run and read-only after: every variant and shared file of
+    these parameters runs the same objects."""
+    return keysetup.programs(key_bits, "forward") + aes.pack_round_keys_rolled(Layout(word_bits), key_bits, algorithm)
 
 
 @functools.cache
@@ -74,7 +73,7 @@ def core_source(key_bits: int, direction: str, algorithm: str, word_bits: int, c
 
 def render_setkey(key_bits: int, algorithm: str, word_bits: int, renderer, guard: str | None) -> str:
     progs = key_programs(key_bits, algorithm, word_bits)
-    expand, pack = progs
+    expand, packing = progs[0], progs[1:]
     schedule_bytes = 16 * (aes.rounds(key_bits) + 1)
     if expand.memory("rkb").length != schedule_bytes:
         raise ValueError(f"AES-{key_bits} expansion writes {expand.memory('rkb').length} bytes, "
@@ -88,15 +87,19 @@ def render_setkey(key_bits: int, algorithm: str, word_bits: int, renderer, guard
     summary = [
         f"AES-{key_bits} round keys for the {algorithm}d software variants on {word_bits}-bit words: "
         f"{aes.schedule_words(key_bits)} words, 8 slices per round key.",
-        f"The forward expansion ({keysetup.symbol(key_bits, 'forward')}), then {pack.alu_count()} "
-        f"operations of packing; no table, no branch on the key.",
+        f"The forward expansion ({keysetup.symbol(key_bits, 'forward')}), then the packing: "
+        + "; ".join(f"{p.name}, a loop of {p.times} over {p.static_alu_count()} operations written" for p in packing)
+        + "; no table, no branch on the key.",
         f"Verified: the model ran it, then the {direction}ryption core, on the FIPS-197 key and "
         f"{MODEL_TRIALS} random keys (seed {seed:#010x}) against the reference AES.",
     ]
     return renderer.render("c_bitsliced/setkey.c.j2", summary=summary, context={
         "guard": guard, "symbol": name, "expand_symbol": keysetup.symbol(key_bits, "forward"),
         "word": c.word_type(word_bits), "schedule_words": aes.schedule_words(key_bits),
-        "schedule_bytes": schedule_bytes, "pack": c.statements(pack),
+        "schedule_bytes": schedule_bytes,
+        "pack": [line for p in packing for line in
+                 ["    {"] + c.core_statements(p, lambda q, indent: c.statements(q, indent), c.word_type(word_bits),
+                                             c.word_type(word_bits), "        ") + ["    }"]],
     })
 
 

@@ -39,6 +39,12 @@ from .errors import AesgenError
 
 POLICIES = ("resident", "borrow", "partial", "streamed")
 ROLLED_POLICIES = ("ends", "streamed")
+ROLLED_KEY_REGISTERS = 3   # a round loop holds k0, kNr and the loop's key, whatever the key size
+
+
+def key_registers(need: "Need", rolled: bool) -> int:
+    """Registers the round keys take at most: every key, or a round loop's three."""
+    return ROLLED_KEY_REGISTERS if rolled else need.keys
 ROTATING = 2   # registers streamed keys pass through: one in use, the next one loading
 
 

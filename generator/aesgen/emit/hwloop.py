@@ -460,7 +460,7 @@ class HwLoopEmitter(Emitter):
     def with_constants(self, target: Target, mode: str, need: Need, rolled: bool = False) -> Need:
         """rolled: a round loop holds k0, kNr and the loop's key (the same for every key size)."""
         extra = self.constant_registers(target, mode)
-        keys = 3 if rolled else need.keys
+        keys = regplan.key_registers(need, rolled)
         if extra and need.data + need.aux + extra + need.temps + keys <= self.registers(target):
             return replace(need, aux=need.aux + extra)
         return need

@@ -408,7 +408,8 @@ def xts_carries_tweaks(registers: int, n: int, rounds: int, rolled: bool = False
     iteration to the next (n data, n tweaks, one temporary, every round key resident, or
     for a round loop k0, kNr and its key register); otherwise the tweaks are made from
     the first vector's and parked in the output."""
-    return 2 * n + 1 + (3 if rolled else rounds + 1) <= registers
+    keys = regplan.ROLLED_KEY_REGISTERS if rolled else rounds + 1
+    return 2 * n + 1 + keys <= registers
 
 
 def emit_xts(em: LoopEmitter) -> None:

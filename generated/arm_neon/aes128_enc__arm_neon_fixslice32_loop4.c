@@ -9,7 +9,7 @@
  *
  * NEON32: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.
  * Core: 2453 vector instructions per batch (19.16 per byte), 32 of them shuffles that transpose the blocks into lanes and back in registers.
- * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_aes128_enc_fixslice32_bp113_loop4: shared, in generated/common/.
+ * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_enc_fixslice32_bp113_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (816 operations written once), the other rounds straight-line: 1397 operations written, 2213 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (8 blocks: whole-vector loads, the transpose into 4 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x1612eef3) against the reference AES.
  */
@@ -41,7 +41,13 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes128_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes128_enc_fixslice32_bp113_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_enc_fixslice32_bp113_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 10 rounds. */
+static inline void aes128_enc__arm_neon_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_enc_fixslice32_bp113_loop4(rk, 10, out, in);
+}
 
 /* BATCH_BLOCKS blocks from in to out, transposed into lanes and back in registers;
  * every load precedes every store, so in == out works. */
@@ -1561,7 +1567,7 @@ static void aes128_enc__arm_neon_fixslice32_loop4_partial(const uint32_t *rk, ui
     memcpy(buf, in, 16 * n);
     if (n <= LANE_BLOCKS * (LANES > 2 ? 2 : 1)) {
         for (size_t i = 0; i < n; i += LANE_BLOCKS)
-            aesgen_core_aes128_enc_fixslice32_bp113_loop4(rk, buf + 16 * i, buf + 16 * i);
+            aes128_enc__arm_neon_fixslice32_loop4_lane(rk, buf + 16 * i, buf + 16 * i);
     } else {
         aes128_enc__arm_neon_fixslice32_loop4_core(rk, buf, buf);
     }
@@ -1578,7 +1584,7 @@ static void aes128_enc__arm_neon_fixslice32_loop4_ecb(const void *rk_, uint8_t *
         aes128_enc__arm_neon_fixslice32_loop4_partial(rk, out, in, nblocks);
 }
 
-/* CBC encryption chains block to block: one block per call of aesgen_core_aes128_enc_fixslice32_bp113_loop4. */
+/* CBC encryption chains block to block: one block per call of aes128_enc__arm_neon_fixslice32_loop4_lane. */
 static void aes128_enc__arm_neon_fixslice32_loop4_cbc(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks,
                               uint8_t iv[16])
 {
@@ -1588,7 +1594,7 @@ static void aes128_enc__arm_neon_fixslice32_loop4_cbc(const void *rk_, uint8_t *
     for (; nblocks != 0; nblocks--, in += 16, out += 16) {
         for (size_t i = 0; i < 16; i++)
             buf[i] ^= in[i];
-        aesgen_core_aes128_enc_fixslice32_bp113_loop4(rk, buf, buf);
+        aes128_enc__arm_neon_fixslice32_loop4_lane(rk, buf, buf);
         memcpy(out, buf, 16);
     }
     memcpy(iv, buf, 16);

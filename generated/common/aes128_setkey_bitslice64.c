@@ -6,158 +6,24 @@
  * Regenerate: PYTHONPATH=generator python3 -m aesgen generate
  *
  * AES-128 round keys for the bitsliced software variants on 64-bit words: 88 words, 8 slices per round key.
- * The forward expansion (aesgen_setkey_aes128_forward), then the packing: aes128_bitslice64_pack_keys_rolled, a loop of 11 over 108 operations written; no table, no branch on the key.
+ * The forward expansion (aesgen_setkey_aes128_forward), then the packing every key size shares (aesgen_pack_bitslice64); no table, no branch on the key.
  * Verified: the model ran it, then the decryption core, on the FIPS-197 key and 2 random keys (seed 0x6337085a) against the reference AES.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "aesgen_bytes.h"
 
 void aesgen_setkey_aes128_forward(void *rk, const uint8_t *key);
+void aesgen_pack_bitslice64(void *rk, const uint8_t *rkb, size_t nr);
 void aesgen_setkey_aes128_bitslice64(void *rk, const uint8_t *key);
 
 /* Round keys: 88 words of uint64_t, 8 slices per round key. */
 void aesgen_setkey_aes128_bitslice64(void *rk_, const uint8_t *key)
 {
-    uint64_t *const rk = (uint64_t *)rk_;
     uint8_t rkb[176];
     aesgen_setkey_aes128_forward(rkb, key);
-    {
-        for (size_t r = 0; r < 11; r++) {
-            const uint8_t *const kb = rkb + 0 + 16 * r;
-            uint64_t *const kw = rk + 0 + 8 * r;
-            /* round key r: packed, constant 0x63 folded in */
-            const uint64_t k_col00 = aesgen_load_le32(kb + 0);
-            const uint64_t k_col01 = aesgen_load_le32(kb + 4);
-            const uint64_t k_col02 = aesgen_load_le32(kb + 8);
-            const uint64_t k_col03 = aesgen_load_le32(kb + 12);
-            const uint64_t k_sp = k_col00 << 16;
-            const uint64_t k_sp_1 = k_col00 | k_sp;
-            const uint64_t k_sp_2 = k_sp_1 & UINT64_C(0x0000ffff0000ffff);
-            const uint64_t k_sp_3 = k_sp_2 << 8;
-            const uint64_t k_sp_4 = k_sp_2 | k_sp_3;
-            const uint64_t k_sp_5 = k_sp_4 & UINT64_C(0x00ff00ff00ff00ff);
-            const uint64_t k_sp_6 = k_col02 << 16;
-            const uint64_t k_sp_7 = k_col02 | k_sp_6;
-            const uint64_t k_sp_8 = k_sp_7 & UINT64_C(0x0000ffff0000ffff);
-            const uint64_t k_sp_9 = k_sp_8 << 8;
-            const uint64_t k_sp_10 = k_sp_8 | k_sp_9;
-            const uint64_t k_sp_11 = k_sp_10 & UINT64_C(0x00ff00ff00ff00ff);
-            const uint64_t k_sp_12 = k_sp_11 << 8;
-            const uint64_t k_w = k_sp_5 | k_sp_12;
-            const uint64_t k_sp_13 = k_col01 << 16;
-            const uint64_t k_sp_14 = k_col01 | k_sp_13;
-            const uint64_t k_sp_15 = k_sp_14 & UINT64_C(0x0000ffff0000ffff);
-            const uint64_t k_sp_16 = k_sp_15 << 8;
-            const uint64_t k_sp_17 = k_sp_15 | k_sp_16;
-            const uint64_t k_sp_18 = k_sp_17 & UINT64_C(0x00ff00ff00ff00ff);
-            const uint64_t k_sp_19 = k_col03 << 16;
-            const uint64_t k_sp_20 = k_col03 | k_sp_19;
-            const uint64_t k_sp_21 = k_sp_20 & UINT64_C(0x0000ffff0000ffff);
-            const uint64_t k_sp_22 = k_sp_21 << 8;
-            const uint64_t k_sp_23 = k_sp_21 | k_sp_22;
-            const uint64_t k_sp_24 = k_sp_23 & UINT64_C(0x00ff00ff00ff00ff);
-            const uint64_t k_sp_25 = k_sp_24 << 8;
-            const uint64_t k_w_1 = k_sp_18 | k_sp_25;
-            const uint64_t k_tr = k_w >> 1;
-            const uint64_t k_tr_1 = k_tr ^ k_w;
-            const uint64_t k_tr_2 = k_tr_1 & UINT64_C(0x5555555555555555);
-            const uint64_t k_tr_3 = k_w ^ k_tr_2;
-            const uint64_t k_tr_4 = k_tr_2 << 1;
-            const uint64_t k_tr_5 = k_w ^ k_tr_4;
-            const uint64_t k_tr_6 = k_w >> 1;
-            const uint64_t k_tr_7 = k_tr_6 ^ k_w;
-            const uint64_t k_tr_8 = k_tr_7 & UINT64_C(0x5555555555555555);
-            const uint64_t k_tr_9 = k_w ^ k_tr_8;
-            const uint64_t k_tr_10 = k_tr_8 << 1;
-            const uint64_t k_tr_11 = k_w ^ k_tr_10;
-            const uint64_t k_tr_12 = k_w_1 >> 1;
-            const uint64_t k_tr_13 = k_tr_12 ^ k_w_1;
-            const uint64_t k_tr_14 = k_tr_13 & UINT64_C(0x5555555555555555);
-            const uint64_t k_tr_15 = k_w_1 ^ k_tr_14;
-            const uint64_t k_tr_16 = k_tr_14 << 1;
-            const uint64_t k_tr_17 = k_w_1 ^ k_tr_16;
-            const uint64_t k_tr_18 = k_w_1 >> 1;
-            const uint64_t k_tr_19 = k_tr_18 ^ k_w_1;
-            const uint64_t k_tr_20 = k_tr_19 & UINT64_C(0x5555555555555555);
-            const uint64_t k_tr_21 = k_w_1 ^ k_tr_20;
-            const uint64_t k_tr_22 = k_tr_20 << 1;
-            const uint64_t k_tr_23 = k_w_1 ^ k_tr_22;
-            const uint64_t k_tr_24 = k_tr_5 >> 2;
-            const uint64_t k_tr_25 = k_tr_24 ^ k_tr_11;
-            const uint64_t k_tr_26 = k_tr_25 & UINT64_C(0x3333333333333333);
-            const uint64_t k_tr_27 = k_tr_11 ^ k_tr_26;
-            const uint64_t k_tr_28 = k_tr_26 << 2;
-            const uint64_t k_tr_29 = k_tr_5 ^ k_tr_28;
-            const uint64_t k_tr_30 = k_tr_3 >> 2;
-            const uint64_t k_tr_31 = k_tr_30 ^ k_tr_9;
-            const uint64_t k_tr_32 = k_tr_31 & UINT64_C(0x3333333333333333);
-            const uint64_t k_tr_33 = k_tr_9 ^ k_tr_32;
-            const uint64_t k_tr_34 = k_tr_32 << 2;
-            const uint64_t k_tr_35 = k_tr_3 ^ k_tr_34;
-            const uint64_t k_tr_36 = k_tr_17 >> 2;
-            const uint64_t k_tr_37 = k_tr_36 ^ k_tr_23;
-            const uint64_t k_tr_38 = k_tr_37 & UINT64_C(0x3333333333333333);
-            const uint64_t k_tr_39 = k_tr_23 ^ k_tr_38;
-            const uint64_t k_tr_40 = k_tr_38 << 2;
-            const uint64_t k_tr_41 = k_tr_17 ^ k_tr_40;
-            const uint64_t k_tr_42 = k_tr_15 >> 2;
-            const uint64_t k_tr_43 = k_tr_42 ^ k_tr_21;
-            const uint64_t k_tr_44 = k_tr_43 & UINT64_C(0x3333333333333333);
-            const uint64_t k_tr_45 = k_tr_21 ^ k_tr_44;
-            const uint64_t k_tr_46 = k_tr_44 << 2;
-            const uint64_t k_tr_47 = k_tr_15 ^ k_tr_46;
-            const uint64_t k_tr_48 = k_tr_29 >> 4;
-            const uint64_t k_tr_49 = k_tr_48 ^ k_tr_41;
-            const uint64_t k_tr_50 = k_tr_49 & UINT64_C(0x0f0f0f0f0f0f0f0f);
-            const uint64_t k_tr_51 = k_tr_41 ^ k_tr_50;
-            const uint64_t k_tr_52 = k_tr_50 << 4;
-            const uint64_t k_tr_53 = k_tr_29 ^ k_tr_52;
-            const uint64_t k_tr_54 = k_tr_35 >> 4;
-            const uint64_t k_tr_55 = k_tr_54 ^ k_tr_47;
-            const uint64_t k_tr_56 = k_tr_55 & UINT64_C(0x0f0f0f0f0f0f0f0f);
-            const uint64_t k_tr_57 = k_tr_47 ^ k_tr_56;
-            const uint64_t k_tr_58 = k_tr_56 << 4;
-            const uint64_t k_tr_59 = k_tr_35 ^ k_tr_58;
-            const uint64_t k_tr_60 = k_tr_27 >> 4;
-            const uint64_t k_tr_61 = k_tr_60 ^ k_tr_39;
-            const uint64_t k_tr_62 = k_tr_61 & UINT64_C(0x0f0f0f0f0f0f0f0f);
-            const uint64_t k_tr_63 = k_tr_39 ^ k_tr_62;
-            const uint64_t k_tr_64 = k_tr_62 << 4;
-            const uint64_t k_tr_65 = k_tr_27 ^ k_tr_64;
-            const uint64_t k_tr_66 = k_tr_33 >> 4;
-            const uint64_t k_tr_67 = k_tr_66 ^ k_tr_45;
-            const uint64_t k_tr_68 = k_tr_67 & UINT64_C(0x0f0f0f0f0f0f0f0f);
-            const uint64_t k_tr_69 = k_tr_45 ^ k_tr_68;
-            const uint64_t k_tr_70 = k_tr_68 << 4;
-            const uint64_t k_tr_71 = k_tr_33 ^ k_tr_70;
-            const uint64_t k_n0 = ~k_tr_53;
-            kw[0] = k_n0;
-            const uint64_t k_n1 = ~k_tr_59;
-            kw[1] = k_n1;
-            kw[2] = k_tr_65;
-            kw[3] = k_tr_71;
-            kw[4] = k_tr_51;
-            const uint64_t k_n5 = ~k_tr_57;
-            kw[5] = k_n5;
-            const uint64_t k_n6 = ~k_tr_63;
-            kw[6] = k_n6;
-            kw[7] = k_tr_69;
-        }
-        /* round key 0 has no constant: taken out again */
-        const uint64_t k0_s0 = rk[0];
-        const uint64_t k0_n0 = ~k0_s0;
-        rk[0] = k0_n0;
-        const uint64_t k0_s1 = rk[1];
-        const uint64_t k0_n1 = ~k0_s1;
-        rk[1] = k0_n1;
-        const uint64_t k0_s5 = rk[5];
-        const uint64_t k0_n5 = ~k0_s5;
-        rk[5] = k0_n5;
-        const uint64_t k0_s6 = rk[6];
-        const uint64_t k0_n6 = ~k0_s6;
-        rk[6] = k0_n6;
-    }
+    aesgen_pack_bitslice64(rk_, rkb, 10);
     aesgen_memwipe(rkb, sizeof rkb);
 }

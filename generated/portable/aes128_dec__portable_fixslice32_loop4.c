@@ -11,8 +11,8 @@
  * emitted with the 0x63 constant folded into round keys 1..Nr.
  * Core: 2459 logic operations per 2-block batch (76.8 per byte), 96 loads, 8 stores.
  * Key set-up: 1592 operations of expansion, 1416 of packing.
- * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_aes128_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (936 operations written once), the other rounds straight-line: 1523 operations written, 2459 executed per batch.
+ * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
+ * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2459 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x15793493), 2 blocks each, against the reference AES.
  */
 
@@ -28,14 +28,20 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes128_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes128_dec_fixslice32_cmt121_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_dec_fixslice32_cmt121_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 10 rounds. */
+static inline void aes128_dec__portable_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_dec_fixslice32_cmt121_loop4(rk, 10, out, in);
+}
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
 static void aes128_dec__portable_fixslice32_loop4_partial(const uint32_t *rk, uint8_t *out, const uint8_t *in, size_t n)
 {
     uint8_t buf[BATCH_BYTES] = {0};
     memcpy(buf, in, 16 * n);
-    aesgen_core_aes128_dec_fixslice32_cmt121_loop4(rk, buf, buf);
+    aes128_dec__portable_fixslice32_loop4_lane(rk, buf, buf);
     memcpy(out, buf, 16 * n);
     aesgen_memwipe(buf, sizeof buf);
 }
@@ -44,7 +50,7 @@ static void aes128_dec__portable_fixslice32_loop4_ecb(const void *rk_, uint8_t *
 {
     const uint32_t *const rk = (const uint32_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
-        aesgen_core_aes128_dec_fixslice32_cmt121_loop4(rk, out, in);
+        aes128_dec__portable_fixslice32_loop4_lane(rk, out, in);
     if (nblocks != 0)
         aes128_dec__portable_fixslice32_loop4_partial(rk, out, in, nblocks);
 }
@@ -62,7 +68,7 @@ static void aes128_dec__portable_fixslice32_loop4_cbc(const void *rk_, uint8_t *
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
         memcpy(ct, in, 16 * n);
         if (n == BATCH_BLOCKS)
-            aesgen_core_aes128_dec_fixslice32_cmt121_loop4(rk, buf, ct);
+            aes128_dec__portable_fixslice32_loop4_lane(rk, buf, ct);
         else
             aes128_dec__portable_fixslice32_loop4_partial(rk, buf, ct, n);
         for (size_t i = 0; i < 16; i++)

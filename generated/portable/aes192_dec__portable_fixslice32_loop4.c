@@ -11,8 +11,8 @@
  * emitted with the 0x63 constant folded into round keys 1..Nr.
  * Core: 2895 logic operations per 2-block batch (90.5 per byte), 112 loads, 8 stores.
  * Key set-up: 1278 operations of expansion, 1712 of packing.
- * Key set-up aesgen_setkey_aes192_fixslice32 and lane core aesgen_core_aes192_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (936 operations written once), the other rounds straight-line: 1959 operations written, 2895 executed per batch.
+ * Key set-up aesgen_setkey_aes192_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
+ * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2895 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0xf95a3d1e), 2 blocks each, against the reference AES.
  */
 
@@ -28,14 +28,20 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes192_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes192_dec_fixslice32_cmt121_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_dec_fixslice32_cmt121_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 12 rounds. */
+static inline void aes192_dec__portable_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_dec_fixslice32_cmt121_loop4(rk, 12, out, in);
+}
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
 static void aes192_dec__portable_fixslice32_loop4_partial(const uint32_t *rk, uint8_t *out, const uint8_t *in, size_t n)
 {
     uint8_t buf[BATCH_BYTES] = {0};
     memcpy(buf, in, 16 * n);
-    aesgen_core_aes192_dec_fixslice32_cmt121_loop4(rk, buf, buf);
+    aes192_dec__portable_fixslice32_loop4_lane(rk, buf, buf);
     memcpy(out, buf, 16 * n);
     aesgen_memwipe(buf, sizeof buf);
 }
@@ -44,7 +50,7 @@ static void aes192_dec__portable_fixslice32_loop4_ecb(const void *rk_, uint8_t *
 {
     const uint32_t *const rk = (const uint32_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
-        aesgen_core_aes192_dec_fixslice32_cmt121_loop4(rk, out, in);
+        aes192_dec__portable_fixslice32_loop4_lane(rk, out, in);
     if (nblocks != 0)
         aes192_dec__portable_fixslice32_loop4_partial(rk, out, in, nblocks);
 }
@@ -62,7 +68,7 @@ static void aes192_dec__portable_fixslice32_loop4_cbc(const void *rk_, uint8_t *
         const size_t n = nblocks < BATCH_BLOCKS ? nblocks : BATCH_BLOCKS;
         memcpy(ct, in, 16 * n);
         if (n == BATCH_BLOCKS)
-            aesgen_core_aes192_dec_fixslice32_cmt121_loop4(rk, buf, ct);
+            aes192_dec__portable_fixslice32_loop4_lane(rk, buf, ct);
         else
             aes192_dec__portable_fixslice32_loop4_partial(rk, buf, ct, n);
         for (size_t i = 0; i < 16; i++)

@@ -11,8 +11,8 @@
  * emitted with the 0x63 constant folded into round keys 1..Nr.
  * Core: 2997 logic operations per 2-block batch (93.7 per byte), 128 loads, 8 stores.
  * Key set-up: 1987 operations of expansion, 1960 of packing.
- * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_aes256_enc_fixslice32_bp113_loop4: shared, in generated/common/.
- * Unroll loop4: a loop of 3 iterations over fixslicing's 4-round period (816 operations written once), the other rounds straight-line: 1365 operations written, 2997 executed per batch.
+ * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_enc_fixslice32_bp113_loop4: shared, in generated/common/.
+ * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1137 operations written, 2997 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x65cd5bbd), 2 blocks each, against the reference AES.
  */
 
@@ -28,14 +28,20 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes256_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes256_enc_fixslice32_bp113_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_enc_fixslice32_bp113_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 14 rounds. */
+static inline void aes256_enc__portable_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_enc_fixslice32_bp113_loop4(rk, 14, out, in);
+}
 
 /* A partial batch runs through a zero-padded buffer that is wiped afterwards. */
 static void aes256_enc__portable_fixslice32_loop4_partial(const uint32_t *rk, uint8_t *out, const uint8_t *in, size_t n)
 {
     uint8_t buf[BATCH_BYTES] = {0};
     memcpy(buf, in, 16 * n);
-    aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, buf, buf);
+    aes256_enc__portable_fixslice32_loop4_lane(rk, buf, buf);
     memcpy(out, buf, 16 * n);
     aesgen_memwipe(buf, sizeof buf);
 }
@@ -44,12 +50,12 @@ static void aes256_enc__portable_fixslice32_loop4_ecb(const void *rk_, uint8_t *
 {
     const uint32_t *const rk = (const uint32_t *)rk_;
     for (; nblocks >= BATCH_BLOCKS; nblocks -= BATCH_BLOCKS, in += BATCH_BYTES, out += BATCH_BYTES)
-        aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, out, in);
+        aes256_enc__portable_fixslice32_loop4_lane(rk, out, in);
     if (nblocks != 0)
         aes256_enc__portable_fixslice32_loop4_partial(rk, out, in, nblocks);
 }
 
-/* CBC encryption chains block to block: one block per call of aesgen_core_aes256_enc_fixslice32_bp113_loop4. */
+/* CBC encryption chains block to block: one block per call of aes256_enc__portable_fixslice32_loop4_lane. */
 static void aes256_enc__portable_fixslice32_loop4_cbc(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks,
                               uint8_t iv[16])
 {
@@ -59,7 +65,7 @@ static void aes256_enc__portable_fixslice32_loop4_cbc(const void *rk_, uint8_t *
     for (; nblocks != 0; nblocks--, in += 16, out += 16) {
         for (size_t i = 0; i < 16; i++)
             buf[i] ^= in[i];
-        aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, buf, buf);
+        aes256_enc__portable_fixslice32_loop4_lane(rk, buf, buf);
         memcpy(out, buf, 16);
     }
     memcpy(iv, buf, 16);
@@ -80,7 +86,7 @@ static void aes256_enc__portable_fixslice32_loop4_ctr(const void *rk_, uint8_t *
         aesgen_ctr_blocks(ks, counter, BATCH_BLOCKS);
         aesgen_ctr_add(counter, n);
         if (n == BATCH_BLOCKS)
-            aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, ks, ks);
+            aes256_enc__portable_fixslice32_loop4_lane(rk, ks, ks);
         else
             aes256_enc__portable_fixslice32_loop4_partial(rk, ks, ks, n);
         aesgen_xor_words(out, in, ks, 16 * n);

@@ -9,7 +9,7 @@
  *
  * AVX2: 8 lanes of 32 bits, each running the 2-block fixsliced layout: 16 blocks per batch.
  * Core: 2603 vector instructions per batch (10.17 per byte), 48 of them shuffles that transpose the blocks into lanes and back in registers.
- * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_aes128_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
+ * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 2 iterations over fixslicing's 4-round period (976 operations written once), the other rounds straight-line: 1627 operations written, 2603 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (16 blocks: whole-vector loads, the transpose into 8 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0x4b1fdd68) against the reference AES.
  */
@@ -41,7 +41,13 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes128_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes128_dec_fixslice32_cmt121_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_dec_fixslice32_cmt121_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 10 rounds. */
+static inline void aes128_dec__x86_64_avx2_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_dec_fixslice32_cmt121_loop4(rk, 10, out, in);
+}
 
 /* BATCH_BLOCKS blocks from in to out, transposed into lanes and back in registers;
  * every load precedes every store, so in == out works. */
@@ -1793,7 +1799,7 @@ static void aes128_dec__x86_64_avx2_fixslice32_loop4_partial(const uint32_t *rk,
     memcpy(buf, in, 16 * n);
     if (n <= LANE_BLOCKS * (LANES > 2 ? 2 : 1)) {
         for (size_t i = 0; i < n; i += LANE_BLOCKS)
-            aesgen_core_aes128_dec_fixslice32_cmt121_loop4(rk, buf + 16 * i, buf + 16 * i);
+            aes128_dec__x86_64_avx2_fixslice32_loop4_lane(rk, buf + 16 * i, buf + 16 * i);
     } else {
         aes128_dec__x86_64_avx2_fixslice32_loop4_core(rk, buf, buf);
     }

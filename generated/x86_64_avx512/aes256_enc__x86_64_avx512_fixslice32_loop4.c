@@ -9,7 +9,7 @@
  *
  * AVX512: 16 lanes of 32 bits, each running the 2-block fixsliced layout: 32 blocks per batch.
  * Core: 2141 vector instructions per batch (4.18 per byte), 56 of them shuffles that transpose the blocks into lanes and back in registers; 2997 lane operations before the ternary-logic pass (776 three-input ops).
- * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_aes256_enc_fixslice32_bp113_loop4: shared, in generated/common/.
+ * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_enc_fixslice32_bp113_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 3 iterations over fixslicing's 4-round period (565 operations written once), the other rounds straight-line: 1011 operations written, 2141 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (32 blocks: whole-vector loads, the transpose into 16 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xe9fd2dfa) against the reference AES.
  */
@@ -41,7 +41,13 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes256_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes256_enc_fixslice32_bp113_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_enc_fixslice32_bp113_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 14 rounds. */
+static inline void aes256_enc__x86_64_avx512_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_enc_fixslice32_bp113_loop4(rk, 14, out, in);
+}
 
 /* BATCH_BLOCKS blocks from in to out, transposed into lanes and back in registers;
  * every load precedes every store, so in == out works. */
@@ -1175,7 +1181,7 @@ static void aes256_enc__x86_64_avx512_fixslice32_loop4_partial(const uint32_t *r
     memcpy(buf, in, 16 * n);
     if (n <= LANE_BLOCKS * (LANES > 2 ? 2 : 1)) {
         for (size_t i = 0; i < n; i += LANE_BLOCKS)
-            aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, buf + 16 * i, buf + 16 * i);
+            aes256_enc__x86_64_avx512_fixslice32_loop4_lane(rk, buf + 16 * i, buf + 16 * i);
     } else {
         aes256_enc__x86_64_avx512_fixslice32_loop4_core(rk, buf, buf);
     }
@@ -1192,7 +1198,7 @@ static void aes256_enc__x86_64_avx512_fixslice32_loop4_ecb(const void *rk_, uint
         aes256_enc__x86_64_avx512_fixslice32_loop4_partial(rk, out, in, nblocks);
 }
 
-/* CBC encryption chains block to block: one block per call of aesgen_core_aes256_enc_fixslice32_bp113_loop4. */
+/* CBC encryption chains block to block: one block per call of aes256_enc__x86_64_avx512_fixslice32_loop4_lane. */
 static void aes256_enc__x86_64_avx512_fixslice32_loop4_cbc(const void *rk_, uint8_t *out, const uint8_t *in, size_t nblocks,
                               uint8_t iv[16])
 {
@@ -1202,7 +1208,7 @@ static void aes256_enc__x86_64_avx512_fixslice32_loop4_cbc(const void *rk_, uint
     for (; nblocks != 0; nblocks--, in += 16, out += 16) {
         for (size_t i = 0; i < 16; i++)
             buf[i] ^= in[i];
-        aesgen_core_aes256_enc_fixslice32_bp113_loop4(rk, buf, buf);
+        aes256_enc__x86_64_avx512_fixslice32_loop4_lane(rk, buf, buf);
         memcpy(out, buf, 16);
     }
     memcpy(iv, buf, 16);

@@ -9,7 +9,7 @@
  *
  * SSE2: 4 lanes of 32 bits, each running the 2-block fixsliced layout: 8 blocks per batch.
  * Core: 4115 vector instructions per batch (32.15 per byte), 32 of them shuffles that transpose the blocks into lanes and back in registers.
- * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_aes256_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
+ * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
  * Unroll loop4: a loop of 3 iterations over fixslicing's 4-round period (936 operations written once), the other rounds straight-line: 1555 operations written, 3427 executed per batch.
  * Verified: the model ran the lane program (2 blocks) and the vector program (8 blocks: whole-vector loads, the transpose into 4 lanes, the rounds, the transpose back) on the FIPS-197 key and 2 random keys (seed 0xeb9f72ac) against the reference AES.
  */
@@ -41,7 +41,13 @@
 
 /* Shared with the other software variants of these parameters (generated/common/). */
 void aesgen_setkey_aes256_fixslice32(void *rk, const uint8_t *key);
-void aesgen_core_aes256_dec_fixslice32_cmt121_loop4(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void aesgen_core_dec_fixslice32_cmt121_loop4(const uint32_t *rk, size_t nr, uint8_t *out, const uint8_t *in);
+
+/* The lane core every key size shares, run for this variant's 14 rounds. */
+static inline void aes256_dec__x86_64_sse2_fixslice32_loop4_lane(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    aesgen_core_dec_fixslice32_cmt121_loop4(rk, 14, out, in);
+}
 
 /* BATCH_BLOCKS blocks from in to out, transposed into lanes and back in registers;
  * every load precedes every store, so in == out works. */
@@ -1719,7 +1725,7 @@ static void aes256_dec__x86_64_sse2_fixslice32_loop4_partial(const uint32_t *rk,
     memcpy(buf, in, 16 * n);
     if (n <= LANE_BLOCKS * (LANES > 2 ? 2 : 1)) {
         for (size_t i = 0; i < n; i += LANE_BLOCKS)
-            aesgen_core_aes256_dec_fixslice32_cmt121_loop4(rk, buf + 16 * i, buf + 16 * i);
+            aes256_dec__x86_64_sse2_fixslice32_loop4_lane(rk, buf + 16 * i, buf + 16 * i);
     } else {
         aes256_dec__x86_64_sse2_fixslice32_loop4_core(rk, buf, buf);
     }

@@ -13,7 +13,10 @@ lanes. Single-word ld/st have no vector meaning there.
 A Loop rolls a core: a head Program, a body Program run a fixed, public number of
 times, and a tail Program, joined by values carried from one to the next (a Program's
 `inputs` are values it does not define, its `outputs` the values it hands on). Each
-iteration of the body reads its round keys through a window into the schedule.
+iteration of the body reads its round keys through a window into the schedule. A
+KeySizeLoop is one rolled core for every key size: steps, some run only for some round
+counts, a loop whose trip count and exits depend on the round count, and windows whose
+offsets do.
 
 The model (`model.py`) executes Programs and Loops; emitters (`emit/`) print them.
 Anything a backend emits is first built here, so it is first executed here.
@@ -21,8 +24,10 @@ Anything a backend emits is first built here, so it is first executed here.
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import AesgenError
@@ -323,6 +328,143 @@ class Loop:
         """The same loop over rewritten pieces (vectorized, fused)."""
         return Loop(self.name, head, body, tail, self.times, self.window, self.keys, self.base,
                     self.stride, self.descending, self.more)
+
+
+@dataclass(frozen=True)
+class RoundTest:
+    """A run-time test on the key size's round count `nr` and the trip `r` of a
+    KeySizeLoop: its C text (over `nr` and `r`) and its meaning."""
+    c: str
+    holds: Callable[[int, int], bool]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A step's view of a core memory: `name` (a memory of the step's program) is
+    `over`[base + per_round * nr + per_trip * r ...]."""
+    name: str
+    over: str
+    base: int
+    per_round: int = 0
+    per_trip: int = 0
+
+    def start(self, nr: int, r: int) -> int:
+        return self.base + self.per_round * nr + self.per_trip * r
+
+
+@dataclass(frozen=True)
+class Step:
+    """A program of a KeySizeLoop: run when `when` holds (always when None), on its
+    windows; it takes the carried state (none for the first step that makes it) and
+    hands on the new state (nothing when the loop carries none)."""
+    program: Program
+    windows: tuple[Window, ...] = ()
+    when: RoundTest | None = None
+
+
+@dataclass(frozen=True)
+class Exit:
+    """Leave the loop when `when` holds."""
+    when: RoundTest
+
+
+@dataclass(frozen=True)
+class KeySizeLoop:
+    """One core for every key size, its round count `nr` an argument at run time: the
+    `head` steps, then the `body` over trips r = 0..trips(nr)-1 (descending when
+    `descending`), left early by an Exit, then the `tail` steps. Round keys are reached
+    through windows whose offsets depend on nr and r, so one text serves AES-128, -192 and
+    -256. `memories` gives each memory of the core with its length at nr = 0 and its
+    growth per round."""
+    name: str
+    bits: int
+    state: tuple[str, ...]
+    memories: tuple[tuple[Memory, int], ...]
+    head: tuple[Step, ...]
+    body: tuple[Step | Exit, ...]
+    tail: tuple[Step, ...]
+    trips: tuple[str, Callable[[int], int]]   # C text over nr, and its meaning
+    descending: bool = False
+    key_bits: tuple[int, ...] = (128, 192, 256)
+
+    @property
+    def lanes(self) -> int:
+        return 1
+
+    def memories_of(self, nr: int) -> tuple[Memory, ...]:
+        return tuple(dataclasses.replace(m, length=m.length + grow * nr) for m, grow in self.memories)
+
+    def steps(self) -> list[Step]:
+        return [s for s in self.head + self.body + self.tail if isinstance(s, Step)]
+
+    def trace(self, nr: int) -> list[tuple[Step, int]]:
+        """The steps that run for round count nr, each with its trip (0 outside the loop)."""
+        out = [(s, 0) for s in self.head if s.when is None or s.when.holds(nr, 0)]
+        n = self.trips[1](nr)
+        for r in (range(n - 1, -1, -1) if self.descending else range(n)):
+            left = False
+            for item in self.body:
+                if isinstance(item, Exit):
+                    if item.when.holds(nr, r):
+                        left = True
+                        break
+                elif item.when is None or item.when.holds(nr, r):
+                    out.append((item, r))
+            if left:
+                break
+        return out + [(s, 0) for s in self.tail if s.when is None or s.when.holds(nr, 0)]
+
+    def alu_count(self, nr: int) -> int:
+        """Operations executed per run for round count nr."""
+        return sum(s.program.alu_count() for s, _ in self.trace(nr))
+
+    def count(self, nr: int, *codes: str) -> int:
+        return sum(s.program.count(*codes) for s, _ in self.trace(nr))
+
+    def static_alu_count(self) -> int:
+        return sum(s.program.alu_count() for s in self.steps())
+
+
+def check_key_size_loop(loop: KeySizeLoop) -> None:
+    """Each step checked; one word width; every step but a state-making first one takes
+    the state and every step but a storing last one hands on a state of its shape; windows are views of the
+    core's memories of their kind; no name defined in two steps; every key size's run
+    leaves the loop through an Exit or its last trip and reads only its own round keys
+    (the model checks the offsets of each run)."""
+    steps = loop.steps()
+    if not steps or not loop.body or not any(isinstance(i, Step) for i in loop.body):
+        raise ProgramError(f"{loop.name}: a key-size loop needs a body step")
+    core = {m.name: m for m, _ in loop.memories}
+    seen: set[str] = set()
+    for i, s in enumerate(steps):
+        p = s.program
+        check(p)
+        if p.bits != loop.bits or p.lanes != 1:
+            raise ProgramError(f"{p.name}: not a {loop.bits}-bit scalar program like the rest of {loop.name}")
+        makes = i == 0 and not p.inputs
+        if not makes and p.inputs != loop.state:
+            raise ProgramError(f"{p.name}: takes {p.inputs}, not the carried state {loop.state}")
+        if len(p.outputs) != len(loop.state) and not (i == len(steps) - 1 and not p.outputs):
+            raise ProgramError(f"{p.name}: hands on {len(p.outputs)} values for a state of {len(loop.state)}")
+        if makes and s.when is not None:
+            raise ProgramError(f"{p.name}: the step that makes the state must always run")
+        names = {w.name for w in s.windows}
+        if len(names) != len(s.windows):
+            raise ProgramError(f"{p.name}: two windows of one name")
+        for m in p.memories:
+            if m.name in names:
+                over = core.get(next(w.over for w in s.windows if w.name == m.name))
+                if over is None or over.kind != m.kind or (m.writable and not over.writable):
+                    raise ProgramError(f"{p.name}: window {m.name} must view a core memory of its kind, "
+                                       "written only if that memory is")
+            elif core.get(m.name) is None or core[m.name].kind != m.kind:
+                raise ProgramError(f"{p.name}: memory {m.name} is not one of {loop.name}'s")
+        defined = {op.dst for op in p.ops if op.dst is not None} | names
+        if defined & seen:
+            raise ProgramError(f"{loop.name}: {sorted(defined & seen)[0]!r} is defined in two steps")
+        seen |= defined
+    if set(loop.state) & seen:
+        raise ProgramError(f"{loop.name}: a state name is also a step's value")
 
 
 def check_loop(loop: Loop) -> None:

@@ -13,7 +13,7 @@ from collections.abc import MutableMapping, Sequence
 
 from . import reference
 from .errors import AesgenError
-from .ir import Loop, Program, check, check_loop
+from .ir import Exit, KeySizeLoop, Loop, Program, check, check_key_size_loop, check_loop
 
 
 class ModelError(AesgenError):
@@ -121,21 +121,35 @@ def _execute(program: Program, memories: MutableMapping[str, object], inputs: Se
     return [v[name] for name in program.outputs]
 
 
-def check_core(core: Program | Loop) -> None:
+def check_core(core: Program | Loop | KeySizeLoop) -> None:
     if isinstance(core, Program):
         check(core)
+    elif isinstance(core, KeySizeLoop):
+        check_key_size_loop(core)
     else:
         check_loop(core)
 
 
-def run(core: Program | Loop, memories: MutableMapping[str, object], checked: bool = False) -> None:
+def rounds_of(key_bits: int) -> int:
+    return key_bits // 32 + 6
+
+
+def run(core: Program | Loop | KeySizeLoop, memories: MutableMapping[str, object], checked: bool = False,
+        key_bits: int | None = None) -> None:
     """Execute a core as the C runs it: a Program once; a Loop's head, then its body
     once per iteration (in the loop's order) on that iteration's key window and the
-    state the previous piece handed on, then its tail. `checked`: check_core has passed."""
+    state the previous piece handed on, then its tail; a KeySizeLoop's steps for the
+    round count of `key_bits`, each window bounds-checked against the memory it views.
+    `checked`: check_core has passed."""
     if not checked:
         check_core(core)
     if isinstance(core, Program):
         _execute(core, memories)
+        return
+    if isinstance(core, KeySizeLoop):
+        if key_bits not in core.key_bits:
+            raise ModelError(f"{core.name}: run for AES-{key_bits}, which it does not serve")
+        _run_key_size_loop(core, memories, rounds_of(key_bits))
         return
     state = _execute(core.head, memories)
     for r in core.iterations():
@@ -150,6 +164,25 @@ def run(core: Program | Loop, memories: MutableMapping[str, object], checked: bo
             if view.writable:
                 memories[over][start:start + view.length] = views[name]
     _execute(core.tail, memories, state)
+
+
+def _run_key_size_loop(core: KeySizeLoop, memories: MutableMapping[str, object], nr: int) -> None:
+    state: list[int] = []
+    for step, r in core.trace(nr):
+        views = {}
+        for w in step.windows:
+            view, start, over = step.program.memory(w.name), w.start(nr, r), memories[w.over]
+            if start < 0 or start + view.length > len(over):
+                raise ModelError(f"{step.program.name}: {w.name} is {w.over}[{start}..{start + view.length}), "
+                                 f"outside its {len(over)} elements (round count {nr}, trip {r})")
+            window = over[start:start + view.length]
+            views[w.name] = bytearray(window) if view.kind == "bytes" else list(window)
+        out = _execute(step.program, {**memories, **views}, state if step.program.inputs else ())
+        for w in step.windows:
+            view, start = step.program.memory(w.name), w.start(nr, r)
+            if view.writable:
+                memories[w.over][start:start + view.length] = views[w.name]
+        state = out
 
 
 def _pieces(x: int, size: int, count: int) -> list[int]:
@@ -215,15 +248,15 @@ def expect_equal(what: str, got: bytes, want: bytes) -> None:
 FIPS197_PLAINTEXT = bytes.fromhex("00112233445566778899aabbccddeeff")
 
 
-def _allocate(programs: Sequence[Program], memories: dict) -> None:
+def _allocate(programs: Sequence[Program | Loop | KeySizeLoop], memories: dict, key_bits: int) -> None:
     for p in programs:
-        for m in p.memories:
+        for m in (p.memories_of(rounds_of(key_bits)) if isinstance(p, KeySizeLoop) else p.memories):
             if m.name not in memories:
                 memories[m.name] = bytearray(m.length) if m.kind == "bytes" else [0] * m.length
 
 
-def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program | Loop],
-                        core: Program | Loop, blocks: int, trials: int, seed: int) -> None:
+def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: Sequence[Program | Loop | KeySizeLoop],
+                        core: Program | Loop | KeySizeLoop, blocks: int, trials: int, seed: int) -> None:
     """Run key set-up programs (memory `key` in, round keys out) and then the core
     (`in` -> `out`, `blocks` blocks) for the FIPS-197 key and `trials` random keys and
     blocks; raise ModelError on the first disagreement with the reference AES."""
@@ -240,12 +273,12 @@ def verify_block_cipher(name: str, key_bits: int, direction: str, key_programs: 
             key = rng.randbytes(key_bits // 8)
             data = rng.randbytes(16 * blocks)
         mem: dict = {"key": bytearray(key)}
-        _allocate(key_programs, mem)
+        _allocate(key_programs, mem, key_bits)
         for p in key_programs:
-            run(p, mem, checked=True)
-        _allocate([core], mem)
+            run(p, mem, checked=True, key_bits=key_bits)
+        _allocate([core], mem, key_bits)
         mem["in"][:] = data
-        run(core, mem, checked=True)
+        run(core, mem, checked=True, key_bits=key_bits)
         for b in range(blocks):
             block = data[16 * b:16 * b + 16]
             expect_equal(f"{name}: key {key.hex()}, block {b} ({block.hex()})",

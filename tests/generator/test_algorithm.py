@@ -206,51 +206,5 @@ class Rolled(unittest.TestCase):
 
 
 
-class RolledPacking(unittest.TestCase):
-    """The round-key packing as loops: a loop with two windows (the key's bytes in, its
-    slices out), then the fixsliced frames in place, period 4."""
-
-    def test_the_loops_write_what_the_straight_line_packing_writes(self):
-        rng = random.Random(11)
-        for bits in (32, 64):
-            layout = Layout(bits)
-            for key_bits in (128, 192, 256):
-                nr = aes.rounds(key_bits)
-                for alg in ("fixslice", "bitslice"):
-                    loops = aes.pack_round_keys_rolled(layout, key_bits, alg)
-                    full = aes.pack_round_keys(layout, key_bits, alg)
-                    self.assertEqual(len(loops), 2 if alg == "fixslice" else 1)
-                    self.assertEqual(loops[0].times, nr + 1)
-                    self.assertEqual([w for w, _, _, _ in loops[0].windows()], ["kb", "kw"])
-                    self.assertLess(sum(p.static_alu_count() for p in loops), full.alu_count() // 2)
-                    for _ in range(2):
-                        rkb = rng.randbytes(16 * (nr + 1))
-                        want = {"rkb": bytearray(rkb), "rk": [0] * aes.schedule_words(key_bits)}
-                        execute(full, want)
-                        got = {"rkb": bytearray(rkb), "rk": [0] * aes.schedule_words(key_bits)}
-                        for loop in loops:
-                            run(loop, got)
-                        self.assertEqual(got["rk"], want["rk"], (bits, key_bits, alg))
-
-    def test_a_wrong_window_is_caught(self):
-        layout = Layout(64)
-        keys = aes.key_expansion(128, Programs.SBOX)
-        core = aes.fixsliced_encrypt(layout, 128, Programs.SBOX)
-        pack, frames = aes.pack_round_keys_rolled(layout, 128, "fixslice")
-        verify_block_cipher("t", 128, "enc", (keys, pack, frames), core, layout.blocks, 2, 3)
-        for bad in (dataclasses.replace(pack, more=(("kw", "rk", 0, 0),)),        # every key into slot 0
-                    dataclasses.replace(frames, stride=0),                          # the same period again
-                    dataclasses.replace(frames, times=1)):                          # one period left in frame 0
-            with self.assertRaises(ModelError):
-                verify_block_cipher("bad", 128, "enc", (keys, bad, frames) if bad.name == pack.name
-                                    else (keys, pack, bad), core, layout.blocks, 1, 5)
-        with self.assertRaisesRegex(ProgramError, r"iteration 11 reads rkb\[176\.\.192\)"):
-            check_loop(dataclasses.replace(pack, times=12))         # one key past the schedule
-        with self.assertRaisesRegex(ProgramError, "two windows of one name"):
-            check_loop(dataclasses.replace(pack, more=(("kb", "rkb", 0, 16),)))
-        with self.assertRaisesRegex(ProgramError, "window kw must be a view into rkb"):
-            check_loop(dataclasses.replace(pack, more=(("kw", "rkb", 0, 16),)))
-
-
 if __name__ == "__main__":
     unittest.main()

@@ -1,5 +1,6 @@
 """The pieces the software variants share (emit/softshared.py): one key set-up per key
-size and layout and one lane core per parameter set, used by the portable variant and
+size and layout (around one packing for every key size) and one lane core per parameter
+set (one for every key size when rolled and fixsliced), used by the portable variant and
 every SIMD variant of those parameters; each checked by the model before it is written
 (a wrong program must be caught); no variant file keeps a copy."""
 
@@ -25,13 +26,13 @@ class Sharing(unittest.TestCase):
         by_params: dict = {}
         for v in software_variants():
             paths = [s.path for s in EMITTERS[v.target.emitter].shared(v)]
-            self.assertEqual(len(paths), 3, v.name)
+            self.assertEqual(len(paths), 4, v.name)
             self.assertTrue(all(p.startswith("common/") for p in paths), paths)
             by_params.setdefault(tuple(paths), []).append(v)
         # the x86-64 fixslice32 users of AES-128 encryption: the portable variant and
         # the three SIMD ones (SSE2, AVX2, AVX-512), with and without sched-pressure
         users = by_params[("common/aes128_setkey_forward.c", "common/aes128_setkey_fixslice32.c",
-                           "common/aes128_enc_fixslice32_bp113_core.c")]
+                           "common/pack_fixslice32.c", "common/aes128_enc_fixslice32_bp113_core.c")]
         names = {v.name for v in users}
         for name in ("aes128_enc__portable_fixslice32", "aes128_enc__x86_64_sse2_fixslice32",
                      "aes128_enc__x86_64_avx2_fixslice32", "aes128_enc__x86_64_avx512_fixslice32"):
@@ -86,6 +87,7 @@ class Checked(unittest.TestCase):
         text = softshared.render_setkey(256, "fixslice", 32, self.renderer, None)
         self.assertNotIn("#if", text)
         self.assertIn("aesgen_setkey_aes256_forward(rkb, key);", text)
+        self.assertIn("aesgen_pack_fixslice32(rk_, rkb, 14);", text)
         self.assertIn("aesgen_memwipe(rkb, sizeof rkb);", text)
 
 

@@ -4,7 +4,9 @@ Encryption is fully fixsliced (Adomnicai-Peyrin): ShiftRows is never applied to 
 state; round i uses MixColumns conjugated by SR^(i mod 4) and round key SR^-(i mod 4)(k_i);
 one SR^2 resynchronises AES-128/256 before the last round. Decryption runs either plain
 bitsliced inverse rounds or the fixsliced rounds backwards on the encryption's round keys.
-Each core is fully unrolled, or rolled into a loop over the 4-round period (`UNROLLS`).
+Each core is fully unrolled, or rolled into a loop over the 4-round period (`UNROLLS`);
+the rolled fixsliced cores and the round-key packing also exist once for every key size
+(`*_any_size`), the round count an argument.
 In all of them the S-box constant 0x63 lives in round keys 1..Nr
 (the circuits' XNORs are emitted as XOR), which is legal because MixColumns, its inverse
 and ShiftRows map a state of equal bytes to itself.
@@ -15,7 +17,8 @@ from __future__ import annotations
 from .. import reference
 import dataclasses
 
-from ..ir import Builder, Loop, Memory, Program, check_loop, eliminate_dead_code
+from ..ir import (Builder, Exit, KeySizeLoop, Loop, Memory, Program, RoundTest, Step, Window, check_key_size_loop,
+                  check_loop, eliminate_dead_code)
 from .bitsliced import Layout
 from .circuits import Circuit
 
@@ -175,67 +178,6 @@ def pack_round_keys(layout: Layout, key_bits: int, algorithm: str) -> Program:
     return prog
 
 
-def pack_round_keys_rolled(layout: Layout, key_bits: int, algorithm: str) -> tuple[Loop, ...]:
-    """The same packing as two loops (about a third of the code written out): every round
-    key packed with the S-box constant folded in, one key per iteration (reading its 16
-    bytes, writing its 8 slices), and the constant taken out of key 0 again after the
-    loop; then, for fixslicing, the ShiftRows frames of keys 1..Nr-1, which repeat every 4
-    keys, in place: keys 4r+1..4r+3 per iteration (key 4r+4 is in frame 0), the keys
-    after the last whole period in the tail."""
-    nr = rounds(key_bits)
-    w = layout.word_bits
-    rkb = Memory("rkb", "bytes", 16 * (nr + 1), False)
-    rk = Memory("rk", "words", schedule_words(key_bits), True)
-    name = f"aes{key_bits}_{algorithm}{w}_pack_keys_rolled"
-    head = Program(f"{name}_head", w, (rkb, rk))
-    body = Program(f"{name}_body", w, (Memory("kb", "bytes", 16, False), Memory("kw", "words", 8, True)))
-    bld = Builder(body)
-    bld.note("round key r: packed, constant 0x63 folded in")
-    bld.prefix = "k_"
-    s = layout.pack(bld, "kb", 0, broadcast=True)
-    for k in range(8):
-        bld.stw("kw", k, bld.not_(s[k], hint=f"n{k}") if k in _SBOX_CONSTANT_SLICES else s[k])
-    tail = Program(f"{name}_tail", w, (rkb, rk))
-    bld.switch(tail)
-    bld.note("round key 0 has no constant: taken out again")
-    bld.prefix = "k0_"
-    for k in _SBOX_CONSTANT_SLICES:
-        bld.stw("rk", k, bld.not_(bld.ldw("rk", k, hint=f"s{k}"), hint=f"n{k}"))
-    bld.prefix = ""
-    for piece in (head, body, tail):
-        eliminate_dead_code(piece)
-    pack = Loop(name, head, body, tail, nr + 1, "kb", "rkb", base=0, stride=16, more=(("kw", "rk", 0, 8),))
-    check_loop(pack)
-    if algorithm != "fixslice":
-        return (pack,)
-    times = (nr - 1) // PERIOD
-    fname = f"aes{key_bits}_{algorithm}{w}_key_frames"
-    head = Program(f"{fname}_head", w, (rk,))
-    body = Program(f"{fname}_body", w, (Memory("kp", "words", 8 * (PERIOD - 1), True),))
-    bld = Builder(body)
-
-    def shift(mem: str, first: int, i: int) -> None:
-        e = key_frame(algorithm, i, nr)
-        bld.note(f"round key {'4r+' + str(i) if mem == 'kp' else i}: ShiftRows^{e}")
-        bld.prefix = f"k{i}_"
-        for k in range(8):
-            x = bld.ldw(mem, first + k, hint=f"s{k}")
-            bld.stw(mem, first + k, layout.shift_rows(bld, x, e))
-
-    for j in range(1, PERIOD):
-        shift("kp", 8 * (j - 1), j)
-    tail = Program(f"{fname}_tail", w, (rk,))
-    bld.switch(tail)
-    for i in range(PERIOD * times + 1, nr):
-        shift("rk", 8 * i, i)
-    bld.prefix = ""
-    for piece in (head, body, tail):
-        eliminate_dead_code(piece)
-    frames = Loop(fname, head, body, tail, times, "kp", "rk", base=8, stride=8 * PERIOD)
-    check_loop(frames)
-    return pack, frames
-
-
 def _core_program(layout: Layout, key_bits: int, name: str) -> tuple[Program, Builder, list[str]]:
     """A batch program: memories rk, in, out; returns it with the packed input slices."""
     B = layout.blocks
@@ -311,6 +253,31 @@ def _core(layout: Layout, key_bits: int, name: str, unroll: str, first, middle, 
     return loop
 
 
+def _fixsliced_round(layout: Layout, sbox: Circuit, bld: Builder, s: list[str], i: int, label: str,
+                     keys: str, index: int) -> list[str]:
+    """Middle round i of fixsliced encryption, its round key at word-memory `keys` slot `index`."""
+    e = i % 4
+    bld.note(f"{label}: SubBytes, MixColumns in frame {e}, AddRoundKey")
+    bld.prefix = f"r{i}_"
+    s = sbox.apply(bld, s)
+    s = layout.mix_columns(bld, s, e)
+    bld.prefix = ""
+    return layout.add_round_key(bld, s, keys, index)
+
+
+def _fixsliced_inverse_round(layout: Layout, inv_sbox: Circuit, bld: Builder, s: list[str], i: int, label: str,
+                             keys: str, index: int) -> list[str]:
+    """Middle round i of fixsliced decryption (AddRoundKey first), its key at `keys` slot `index`."""
+    s = layout.add_round_key(bld, s, keys, index)
+    e = i % 4
+    bld.note(f"{label}: InvMixColumns in frame {e}, InvSubBytes")
+    bld.prefix = f"r{i}_"
+    s = layout.inv_mix_columns(bld, s, e)
+    s = inv_sbox.apply(bld, s)
+    bld.prefix = ""
+    return s
+
+
 def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit, unroll: str = "full") -> Program | Loop:
     """Encrypt B blocks from `in` to `out` (all loads come before any store, so in == out is fine)."""
     nr = rounds(key_bits)
@@ -319,13 +286,7 @@ def fixsliced_encrypt(layout: Layout, key_bits: int, sbox: Circuit, unroll: str 
         return layout.add_round_key(bld, s, "rk", 0)
 
     def middle(bld, s, i, label, keys, index):
-        e = i % 4
-        bld.note(f"{label}: SubBytes, MixColumns in frame {e}, AddRoundKey")
-        bld.prefix = f"r{i}_"
-        s = sbox.apply(bld, s)
-        s = layout.mix_columns(bld, s, e)
-        bld.prefix = ""
-        return layout.add_round_key(bld, s, keys, index)
+        return _fixsliced_round(layout, sbox, bld, s, i, label, keys, index)
 
     def last(bld, s):
         bld.prefix = f"r{nr}_"
@@ -388,14 +349,7 @@ def fixsliced_decrypt(layout: Layout, key_bits: int, inv_sbox: Circuit, unroll: 
         return s
 
     def middle(bld, s, i, label, keys, index):
-        s = layout.add_round_key(bld, s, keys, index)
-        e = i % 4
-        bld.note(f"{label}: InvMixColumns in frame {e}, InvSubBytes")
-        bld.prefix = f"r{i}_"
-        s = layout.inv_mix_columns(bld, s, e)
-        s = inv_sbox.apply(bld, s)
-        bld.prefix = ""
-        return s
+        return _fixsliced_inverse_round(layout, inv_sbox, bld, s, i, label, keys, index)
 
     def last(bld, s):
         return layout.add_round_key(bld, s, "rk", 0)
@@ -409,6 +363,218 @@ def decrypt(layout: Layout, key_bits: int, algorithm: str, inv_sbox: Circuit, un
     if algorithm == "fixslice":
         return fixsliced_decrypt(layout, key_bits, inv_sbox, unroll)
     return bitsliced_decrypt(layout, key_bits, inv_sbox, unroll)
+
+
+# AES-128 and AES-256 end their middle rounds in frame 1 and resynchronise with SR^2;
+# AES-192 ends in frame 3, the true frame of its last round.
+_ENDS_IN_FRAME_1 = RoundTest("nr % 4 == 2", lambda nr, r: nr % 4 == 2)
+
+
+class _Steps:
+    """Builds the steps of a KeySizeLoop with one Builder, so no name repeats."""
+
+    def __init__(self, name: str, bits: int, state: tuple[str, ...]):
+        self.name, self.bits, self.state = name, bits, state
+        self.bld = Builder(Program(f"{name}_names", bits, (), inputs=state))   # the state's names stay reserved
+
+    def __call__(self, part: str, memories: tuple[Memory, ...], build, windows: tuple[Window, ...] = (),
+                 when: RoundTest | None = None, takes: bool = True) -> Step:
+        prog = Program(f"{self.name}_{part}", self.bits, memories, inputs=self.state if takes else ())
+        self.bld.switch(prog)
+        out = build(self.bld, list(self.state))
+        self.bld.prefix = ""
+        prog = dataclasses.replace(prog, outputs=tuple(out))
+        eliminate_dead_code(prog)
+        return Step(prog, windows, when)
+
+
+def _window(name: str, words: int, base: int, per_trip: int = 0, per_round: int = 0,
+            writable: bool = False) -> tuple[Memory, Window]:
+    return Memory(name, "words", words, writable), Window(name, "rk", base, per_round, per_trip)
+
+
+def _batch_parts(layout: Layout, name: str) -> tuple[tuple[str, ...], tuple[Memory, Memory, Memory], _Steps]:
+    """A batch core's carried state (8 slices), its memories rk, in, out, and its step builder."""
+    state = tuple(f"s{k}" for k in range(8))
+    memories = (Memory("rk", "words", 8, False), Memory("in", "bytes", 16 * layout.blocks, False),
+                Memory("out", "bytes", 16 * layout.blocks, True))
+    return state, memories, _Steps(name, layout.word_bits, state)
+
+
+def fixsliced_encrypt_any_size(layout: Layout, sbox: Circuit) -> KeySizeLoop:
+    """Fixsliced encryption for every key size, the round count nr an argument: the loop
+    runs fixslicing's period (rounds 4r+1..4r+4, frames 1, 2, 3, 0) and leaves after
+    round nr-1, which ends in frame 1 (AES-128, -256) or 3 (AES-192); then SR^2 where
+    the frame needs it, and the last round on key nr."""
+    w = layout.word_bits
+    name = f"encrypt_fixslice{w}_any_size"
+    state, (rk, data_in, data_out), step = _batch_parts(layout, name)
+
+    def first(bld, _):
+        bld.note("pack the blocks into bit slices, round 0: AddRoundKey")
+        bld.prefix = "in_"
+        x = layout.pack(bld, "in")
+        bld.prefix = ""
+        return layout.add_round_key(bld, x, "rk", 0)
+
+    def rounds_of(*frames: int, mem: str):
+        def build(bld, s):
+            for index, i in enumerate(frames):
+                s = _fixsliced_round(layout, sbox, bld, s, i, f"round 4r+{i}", mem, index)
+            return s
+        return build
+
+    def resync(bld, s):
+        bld.note("AES-128, AES-256: ShiftRows^2 back to the true frame")
+        bld.prefix = "last_"
+        return [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+
+    def last(bld, s):
+        bld.note("round nr: SubBytes, AddRoundKey, unpack the slices into blocks")
+        bld.prefix = "last_"
+        s = sbox.apply(bld, s)
+        bld.prefix = ""
+        s = layout.add_round_key(bld, s, "rkn", 0)
+        bld.prefix = "out_"
+        layout.unpack(bld, s, "out")
+        return []
+
+    m1, w1 = _window("rk1", 8, 8, per_trip=32)
+    m23, w23 = _window("rk23", 16, 16, per_trip=32)
+    m4, w4 = _window("rk4", 8, 32, per_trip=32)
+    mn, wn = _window("rkn", 8, 0, per_round=8)
+    loop = KeySizeLoop(
+        name, w, state, ((rk, 8), (data_in, 0), (data_out, 0)),
+        head=(step("head", (rk, data_in), first, takes=False),),
+        body=(step("round1", (m1,), rounds_of(1, mem="rk1"), (w1,)),
+              Exit(RoundTest("4 * r + 2 == nr", lambda nr, r: 4 * r + 2 == nr)),
+              step("rounds23", (m23,), rounds_of(2, 3, mem="rk23"), (w23,)),
+              Exit(RoundTest("4 * r + 4 == nr", lambda nr, r: 4 * r + 4 == nr)),
+              step("round4", (m4,), rounds_of(4, mem="rk4"), (w4,))),
+        tail=(step("resync", (), resync, when=_ENDS_IN_FRAME_1),
+              step("last", (mn, data_out), last, (wn,))),
+        trips=("(nr + 2) / 4", lambda nr: (nr + 2) // 4))
+    check_key_size_loop(loop)
+    return loop
+
+
+def fixsliced_decrypt_any_size(layout: Layout, inv_sbox: Circuit) -> KeySizeLoop:
+    """Fixsliced decryption for every key size, the round count nr an argument: round nr
+    (SR^2 where encryption resynchronised), then the period backwards (rounds 4r+3..4r,
+    frames 3, 2, 1, 0) from the top trip, whose rounds 4r+3 and 4r+2 AES-128 and -256
+    do not have, down to round 1; then key 0."""
+    w = layout.word_bits
+    name = f"decrypt_fixslice{w}_any_size"
+    state, (rk, data_in, data_out), step = _batch_parts(layout, name)
+
+    def first(bld, _):
+        bld.note("pack the blocks into bit slices; round nr: AddRoundKey, InvSubBytes")
+        bld.prefix = "in_"
+        x = layout.pack(bld, "in")
+        bld.prefix = ""
+        x = layout.add_round_key(bld, x, "rkn", 0)
+        bld.prefix = "first_"
+        return inv_sbox.apply(bld, x)
+
+    def resync(bld, s):
+        bld.note("AES-128, AES-256: ShiftRows^2 back into frame 1")
+        bld.prefix = "first_"
+        return [layout.shift_rows(bld, s[k], 2) for k in range(8)]
+
+    def rounds_of(*frames: int, mem: str):
+        def build(bld, s):
+            for index, i in enumerate(frames):
+                label = f"round 4r+{i}" if i else "round 4r"
+                s = _fixsliced_inverse_round(layout, inv_sbox, bld, s, i or PERIOD, label, mem, len(frames) - 1 - index)
+            return s
+        return build
+
+    def last(bld, s):
+        bld.note("round 0: AddRoundKey; unpack the slices into blocks")
+        s = layout.add_round_key(bld, s, "rk", 0)
+        bld.prefix = "out_"
+        layout.unpack(bld, s, "out")
+        return []
+
+    mn, wn = _window("rkn", 8, 0, per_round=8)
+    m32, w32 = _window("rk32", 16, 16, per_trip=32)
+    m1, w1 = _window("rk1", 8, 8, per_trip=32)
+    m0, w0 = _window("rk0", 8, 0, per_trip=32)
+    loop = KeySizeLoop(
+        name, w, state, ((rk, 8), (data_in, 0), (data_out, 0)),
+        head=(step("head", (mn, data_in), first, (wn,), takes=False),
+              step("resync", (), resync, when=_ENDS_IN_FRAME_1)),
+        body=(step("rounds32", (m32,), rounds_of(3, 2, mem="rk32"), (w32,),
+                   when=RoundTest("4 * r + 4 <= nr", lambda nr, r: 4 * r + 4 <= nr)),
+              step("round1", (m1,), rounds_of(1, mem="rk1"), (w1,)),
+              Exit(RoundTest("r == 0", lambda nr, r: r == 0)),
+              step("round0", (m0,), rounds_of(0, mem="rk0"), (w0,))),
+        tail=(step("last", (rk, data_out), last),),
+        trips=("(nr + 3) / 4", lambda nr: (nr + 3) // 4), descending=True)
+    check_key_size_loop(loop)
+    return loop
+
+
+def pack_round_keys_any_size(layout: Layout, algorithm: str) -> tuple[KeySizeLoop, ...]:
+    """pack_round_keys as two loops for every key size, the round count nr an argument
+    (about a sixth of the code written out): every round key packed with the S-box
+    constant folded in, one key per trip (its 16 bytes in, its 8 slices out), and the
+    constant taken out of key 0 again after the loop; then, for fixslicing, the ShiftRows
+    frames of keys 1..nr-1, which repeat every 4 keys, in place: keys 4r+1..4r+3 per
+    trip (key 4r+4 is in frame 0), leaving after key nr-1 (4r+1 for AES-128 and -256,
+    4r+3 for AES-192)."""
+    w = layout.word_bits
+    rkb, rk = Memory("rkb", "bytes", 16, False), Memory("rk", "words", 8, True)
+    name = f"{algorithm}{w}_pack_keys_any_size"
+    step = _Steps(name, w, ())
+
+    def pack(bld, _):
+        bld.note("round key r: packed, constant 0x63 folded in")
+        bld.prefix = "k_"
+        s = layout.pack(bld, "kb", 0, broadcast=True)
+        for k in range(8):
+            bld.stw("kw", k, bld.not_(s[k], hint=f"n{k}") if k in _SBOX_CONSTANT_SLICES else s[k])
+        return []
+
+    def unfold(bld, _):
+        bld.note("round key 0 has no constant: taken out again")
+        bld.prefix = "k0_"
+        for k in _SBOX_CONSTANT_SLICES:
+            bld.stw("rk", k, bld.not_(bld.ldw("rk", k, hint=f"s{k}"), hint=f"n{k}"))
+        return []
+
+    kb = (Memory("kb", "bytes", 16, False), Window("kb", "rkb", 0, 0, 16))
+    kw = _window("kw", 8, 0, per_trip=8, writable=True)
+    packing = KeySizeLoop(name, w, (), ((rkb, 16), (rk, 8)), head=(),
+                          body=(step("body", (kb[0], kw[0]), pack, (kb[1], kw[1])),),
+                          tail=(step("tail", (rk,), unfold),),
+                          trips=("nr + 1", lambda nr: nr + 1))
+    check_key_size_loop(packing)
+    if algorithm != "fixslice":
+        return (packing,)
+    fname = f"{algorithm}{w}_key_frames_any_size"
+    step = _Steps(fname, w, ())
+
+    def frames(*keys: int, mem: str):
+        def build(bld, _):
+            for index, i in enumerate(keys):
+                bld.note(f"round key 4r+{i}: ShiftRows^{-i}")
+                bld.prefix = f"k{i}_"
+                for k in range(8):
+                    x = bld.ldw(mem, 8 * index + k, hint=f"s{k}")
+                    bld.stw(mem, 8 * index + k, layout.shift_rows(bld, x, -i))
+            return []
+        return build
+
+    m1, w1 = _window("kp1", 8, 8, per_trip=32, writable=True)
+    m23, w23 = _window("kp23", 16, 16, per_trip=32, writable=True)
+    shifts = KeySizeLoop(fname, w, (), ((rk, 8),), head=(),
+                         body=(step("key1", (m1,), frames(1, mem="kp1"), (w1,)),
+                               Exit(RoundTest("4 * r + 2 == nr", lambda nr, r: 4 * r + 2 == nr)),
+                               step("keys23", (m23,), frames(2, 3, mem="kp23"), (w23,))),
+                         tail=(), trips=("(nr + 2) / 4", lambda nr: (nr + 2) // 4))
+    check_key_size_loop(shifts)
+    return packing, shifts
 
 
 def _xtime_packed(bld: Builder, x: str, hint: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir import Loop, Program, check, check_loop
+from ..ir import Exit, KeySizeLoop, Loop, Program, Step, Window, check, check_key_size_loop, check_loop
 
 C_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
 
@@ -114,3 +114,45 @@ def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[s
     lines += [f"{inner}{s} = {o};" for s, o in zip(core.body.inputs, core.body.outputs)]
     lines.append(f"{indent}}}")
     return lines + piece(core.tail, indent)
+
+
+def _offset(w: Window) -> str:
+    terms = [str(w.base)] if w.base else []
+    terms += [f"{w.per_round} * nr"] if w.per_round else []
+    terms += [f"{w.per_trip} * r"] if w.per_trip else []
+    return " + ".join(terms) or "0"
+
+
+def key_size_loop_statements(core: KeySizeLoop, word: str, indent: str = "    ") -> list[str]:
+    """A KeySizeLoop as C lines over the function's `nr` (size_t) and memories: the
+    carried state as variables; each step in a block (under `if` when it has a test)
+    that declares its windows, runs its statements and hands on the state; the loop a
+    `for` over r, an Exit a `break`."""
+    check_key_size_loop(core)
+
+    def step(s: Step, indent: str) -> list[str]:
+        inner = indent + "    "
+        lines = [f"{indent}if ({s.when.c}) {{" if s.when else f"{indent}{{"]
+        for w in s.windows:
+            view = s.program.memory(w.name)
+            ty = "uint8_t" if view.kind == "bytes" else word
+            lines.append(f"{inner}{'' if view.writable else 'const '}{ty} *const {c_name(w.name)} = "
+                         f"{c_name(w.over)} + {_offset(w)};")
+        lines += statements(s.program, inner)
+        lines += [f"{inner}{v} = {o};" for v, o in zip(core.state, s.program.outputs)]
+        return lines + [f"{indent}}}"]
+
+    lines = [f"{indent}{word} {', '.join(core.state)};"] if core.state else []
+    for s in core.head:
+        lines += step(s, indent)
+    trips, inner = core.trips[0], indent + "    "
+    if core.descending:
+        lines.append(f"{indent}for (size_t r = {trips}; r-- > 0;) {{")
+    else:
+        lines.append(f"{indent}for (size_t r = 0; r < {trips}; r++) {{")
+    for item in core.body:
+        lines += [f"{inner}if ({item.when.c})", f"{inner}    break;"] if isinstance(item, Exit) else step(item, inner)
+    lines.append(f"{indent}}}")
+    for s in core.tail:
+        lines += step(s, indent)
+    return lines

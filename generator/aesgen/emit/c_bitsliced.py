@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
-from ..ir import Loop, Program
+from ..ir import KeySizeLoop, Loop, Program
 from ..features import c_mask
 from ..model import verify_block_cipher
 from ..space import ALGORITHM_LISTS, Space
@@ -34,8 +34,8 @@ SCALAR_LOGIC_PER_CYCLE = 4
 class Built:
     variant: Variant
     layout: Layout
-    key_programs: tuple[Program | Loop, ...]   # expansion (32-bit), then round-key packing (loops)
-    core: Program | Loop
+    key_programs: tuple[Program | Loop | KeySizeLoop, ...]   # expansion (32-bit), then round-key packing (loops)
+    core: Program | Loop | KeySizeLoop
 
 
 # every unroll listed is emitted; the first is the default (dispatch prefers it, and a
@@ -77,10 +77,24 @@ def shared_summary(v: Variant, word_bits: int) -> list[str]:
             f"{softshared.core_symbol(*args)}: shared, in generated/common/."]
 
 
-def rolled_summary(v: Variant, core: Program | Loop) -> list[str]:
+def lane_core_facts(v: Variant, word_bits: int) -> dict:
+    """What a variant's template needs of its shared lane core: the symbol, the round count
+    it passes when one function serves every key size (else None), and the name it calls."""
+    args = shared_args(v, word_bits)
+    symbol = softshared.core_symbol(*args)
+    if not softshared.any_size(v.direction, v.param("algorithm"), v.param("unroll", "full")):
+        return {"symbol": symbol, "rounds": None, "call": symbol}
+    return {"symbol": symbol, "rounds": aes.rounds(v.key_bits), "call": f"{v.name}_lane"}
+
+
+def rolled_summary(v: Variant, core: Program | Loop | KeySizeLoop) -> list[str]:
     """The header line that names a rolled core's unroll (none for a straight-line one)."""
     if isinstance(core, Program):
         return []
+    if isinstance(core, KeySizeLoop):
+        return [f"Unroll {v.param('unroll')}: the lane core every key size shares, fixslicing's 4-round period "
+                f"in a loop whose trip count and exit depend on the round count: {core.static_alu_count()} "
+                f"operations written, {softshared.executed(core, v.key_bits)} executed per batch."]
     return [f"Unroll {v.param('unroll')}: a loop of {core.times} iterations over fixslicing's 4-round period "
             f"({core.body.alu_count()} operations written once), the other rounds straight-line: "
             f"{core.static_alu_count()} operations written, {core.alu_count()} executed per batch."]
@@ -158,16 +172,17 @@ class CBitslicedEmitter(Emitter):
         v = built.variant
         expand, *packing = built.key_programs
         word = c.word_type(built.layout.word_bits)
-        core_ops = built.core.alu_count()
+        core_ops = softshared.executed(built.core, v.key_bits)
         t = v.target.sections["circuits"]
         summary = [
             f"S-box circuit {t['sbox']} and inverse {t['inv_sbox']} (circuits in generator/aesgen/algorithm/circuits/),",
             "emitted with the 0x63 constant folded into round keys 1..Nr.",
             f"Core: {core_ops} logic operations per {built.layout.blocks}-block batch "
             f"({core_ops / (16 * built.layout.blocks):.1f} per byte), "
-            f"{built.core.count('ld', 'ldw')} loads, {built.core.count('st')} stores.",
+            f"{softshared.executed(built.core, v.key_bits, 'ld', 'ldw')} loads, "
+            f"{softshared.executed(built.core, v.key_bits, 'st')} stores.",
             f"Key set-up: {expand.alu_count()} operations of expansion, "
-            f"{sum(p.alu_count() for p in packing)} of packing.",
+            f"{sum(softshared.executed(p, v.key_bits) for p in packing)} of packing.",
             *shared_summary(v, built.layout.word_bits),
             *rolled_summary(v, built.core),
             f"Verified: {verified}.",
@@ -185,6 +200,6 @@ class CBitslicedEmitter(Emitter):
         text = renderer.render(self.template, variant=v, summary=summary, context={
             "v": facts, "word": word,
             "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), built.layout.word_bits),
-            "core": softshared.core_symbol(*shared_args(v, built.layout.word_bits)),
+            "core": lane_core_facts(v, built.layout.word_bits),
         })
         return [(self.outputs(v)[0], text)]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..algorithm import aes, circuits
 from ..algorithm.bitsliced import Layout
-from ..ir import ALU_OPS, SHUFFLE_OPS, Loop, Program, check
+from ..ir import ALU_OPS, SHUFFLE_OPS, KeySizeLoop, Loop, Program, check
 from ..features import c_mask
 from ..lanes import vectorize
 from ..model import verify_block_cipher
@@ -30,7 +30,8 @@ from ..targets import Field, Target, distinct, one_of
 from ..variants import Variant
 from . import c, softshared
 from .base import Emitter, SharedSource
-from .c_bitsliced import UNROLL_FIELD, rolled_info, rolled_summary, shared_args, shared_summary, software_variants
+from .c_bitsliced import (UNROLL_FIELD, lane_core_facts, rolled_info, rolled_summary, shared_args, shared_summary,
+                          software_variants)
 
 KEY_BITS = (128, 192, 256)
 MODEL_TRIALS = 2
@@ -461,10 +462,10 @@ class Built:
     isa: Isa
     layout: Layout
     lanes: int
-    key_programs: tuple[Program | Loop, ...]
+    key_programs: tuple[Program | Loop | KeySizeLoop, ...]
     core: Program | Loop    # the vector core: loads, transposes, the rounds on every lane, stores
                             # (after the ternary-logic pass, where the ISA has it)
-    scalar: Program | Loop  # the lane program: one lane's blocks in scalar C
+    scalar: Program | Loop | KeySizeLoop  # the shared lane core: one lane's blocks in scalar C
 
 
 class CSimdEmitter(Emitter):
@@ -531,14 +532,14 @@ class CSimdEmitter(Emitter):
         lane = variant.param("lane_bits")
         layout = Layout(lane)
         key_programs = softshared.key_programs(variant.key_bits, variant.param("algorithm"), lane)
-        core = softshared.lane_core(*shared_args(variant, lane))
+        args = shared_args(variant, lane)
         lanes = isa.vector_bits // lane
-        vector = vectorize(core, lanes)
+        vector = vectorize(softshared.lane_program(*args), lanes)
         if isa.ternary:
             vector = fuse_ternary(vector)
         if isa.byte_shuffle:
             vector = byte_rotate_blends(share_rotations(vector))
-        return Built(variant, isa, layout, lanes, key_programs, vector, core)
+        return Built(variant, isa, layout, lanes, key_programs, vector, softshared.lane_core(*args))
 
     def shared(self, variant: Variant) -> list[SharedSource]:
         return softshared.sources(*shared_args(variant, variant.param("lane_bits")))
@@ -567,7 +568,7 @@ class CSimdEmitter(Emitter):
             f"{built.layout.blocks}-block fixsliced layout: {blocks} blocks per batch.",
             f"Core: {ops} vector instructions per batch ({ops / (16 * blocks):.2f} per byte), {moves} of them "
             f"shuffles that transpose the blocks into lanes and back in registers"
-            + (f"; {built.scalar.alu_count()} lane operations before the ternary-logic pass "
+            + (f"; {softshared.executed(built.scalar, v.key_bits)} lane operations before the ternary-logic pass "
                f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),
             *shared_summary(v, lane),
             *rolled_summary(v, built.core),
@@ -588,7 +589,7 @@ class CSimdEmitter(Emitter):
                                 "attribute": isa.attribute},
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
             "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), lane),
-            "core1": softshared.core_symbol(*shared_args(v, lane)),
+            "core1": lane_core_facts(v, lane),
             "core": vector_core_statements(built.core, isa, c.word_type(lane)),
         })
         return [(self.outputs(v)[0], text)]

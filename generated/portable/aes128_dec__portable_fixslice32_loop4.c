@@ -12,7 +12,7 @@
  * Core: 2459 logic operations per 2-block batch (76.8 per byte), 96 loads, 8 stores.
  * Key set-up: 1592 operations of expansion, 1416 of packing.
  * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2459 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2459 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x15793493), 2 blocks each, against the reference AES.
  */
 

@@ -12,7 +12,7 @@
  * Core: 2181 logic operations per 2-block batch (68.2 per byte), 96 loads, 8 stores.
  * Key set-up: 1592 operations of expansion, 1416 of packing.
  * Key set-up aesgen_setkey_aes128_fixslice32 and lane core aesgen_core_enc_fixslice32_bp113_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1137 operations written, 2181 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1137 operations written, 2181 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x22cd7955), 2 blocks each, against the reference AES.
  */
 

@@ -12,7 +12,7 @@
  * Core: 2397 logic operations per 4-block batch (37.5 per byte), 104 loads, 16 stores.
  * Key set-up: 1592 operations of expansion, 1724 of packing.
  * Key set-up aesgen_setkey_aes128_fixslice64 and lane core aesgen_core_enc_fixslice64_bp113_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1353 operations written, 2397 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1353 operations written, 2397 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x09fd420b), 4 blocks each, against the reference AES.
  */
 

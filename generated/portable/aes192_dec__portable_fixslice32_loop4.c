@@ -12,7 +12,7 @@
  * Core: 2895 logic operations per 2-block batch (90.5 per byte), 112 loads, 8 stores.
  * Key set-up: 1278 operations of expansion, 1712 of packing.
  * Key set-up aesgen_setkey_aes192_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2895 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 2895 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0xf95a3d1e), 2 blocks each, against the reference AES.
  */
 

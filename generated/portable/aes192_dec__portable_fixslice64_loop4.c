@@ -12,7 +12,7 @@
  * Core: 3111 logic operations per 4-block batch (48.6 per byte), 120 loads, 16 stores.
  * Key set-up: 1278 operations of expansion, 2076 of packing.
  * Key set-up aesgen_setkey_aes192_fixslice64 and lane core aesgen_core_dec_fixslice64_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1481 operations written, 3111 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1481 operations written, 3111 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0xd26a0640), 4 blocks each, against the reference AES.
  */
 

@@ -12,7 +12,7 @@
  * Core: 3395 logic operations per 2-block batch (106.1 per byte), 128 loads, 8 stores.
  * Key set-up: 1987 operations of expansion, 1960 of packing.
  * Key set-up aesgen_setkey_aes256_fixslice32 and lane core aesgen_core_dec_fixslice32_cmt121_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 3395 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1265 operations written, 3395 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x5279167b), 2 blocks each, against the reference AES.
  */
 

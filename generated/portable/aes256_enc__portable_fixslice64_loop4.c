@@ -12,7 +12,7 @@
  * Core: 3213 logic operations per 4-block batch (50.2 per byte), 136 loads, 16 stores.
  * Key set-up: 1987 operations of expansion, 2380 of packing.
  * Key set-up aesgen_setkey_aes256_fixslice64 and lane core aesgen_core_enc_fixslice64_bp113_loop4: shared, in generated/common/.
- * Unroll loop4: the lane core every key size shares, fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1353 operations written, 3213 executed per batch.
+ * Unroll loop4: one core for every key size (shared), fixslicing's 4-round period in a loop whose trip count and exit depend on the round count: 1353 operations written, 3213 executed per batch.
  * Verified: the model ran these exact operations on the FIPS-197 key and 4 random keys (seed 0x4efd60e3), 4 blocks each, against the reference AES.
  */
 

@@ -389,7 +389,22 @@ class KeySizeLoop:
 
     @property
     def lanes(self) -> int:
-        return 1
+        return self.steps()[0].program.lanes
+
+    def map_programs(self, rewrite: Callable[[Program], Program]) -> "KeySizeLoop":
+        """The same loop over rewritten step programs (vectorized, fused); a memory that
+        does not grow with nr takes the largest length a rewritten step declares for it."""
+        def mapped(items):
+            return tuple(dataclasses.replace(i, program=rewrite(i.program)) if isinstance(i, Step) else i
+                         for i in items)
+        loop = dataclasses.replace(self, head=mapped(self.head), body=mapped(self.body), tail=mapped(self.tail))
+        declared: dict[str, int] = {}
+        for s in loop.steps():
+            for m in s.program.memories:
+                declared[m.name] = max(declared.get(m.name, 0), m.length)
+        memories = tuple((dataclasses.replace(m, length=max(m.length, declared.get(m.name, 0))) if not grow else m,
+                          grow) for m, grow in self.memories)
+        return dataclasses.replace(loop, memories=memories)
 
     def memories_of(self, nr: int) -> tuple[Memory, ...]:
         return tuple(dataclasses.replace(m, length=m.length + grow * nr) for m, grow in self.memories)
@@ -439,8 +454,8 @@ def check_key_size_loop(loop: KeySizeLoop) -> None:
     for i, s in enumerate(steps):
         p = s.program
         check(p)
-        if p.bits != loop.bits or p.lanes != 1:
-            raise ProgramError(f"{p.name}: not a {loop.bits}-bit scalar program like the rest of {loop.name}")
+        if p.bits != loop.bits or p.lanes != steps[0].program.lanes:
+            raise ProgramError(f"{p.name}: not of the word width and lanes of the rest of {loop.name}")
         makes = i == 0 and not p.inputs
         if not makes and p.inputs != loop.state:
             raise ProgramError(f"{p.name}: takes {p.inputs}, not the carried state {loop.state}")

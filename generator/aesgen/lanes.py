@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .ir import Builder, Loop, Memory, Program, ProgramError, check, check_loop
+from .ir import Builder, KeySizeLoop, Loop, Memory, Program, ProgramError, check, check_key_size_loop, check_loop
 
 GROUP_WORDS = 8          # words per lane group: a 16*B-bit layout reads 16*B bytes as 8 words
 MAX_STAGES = 6
@@ -141,11 +141,15 @@ def _run_network(bld: Builder, vectors: list[str], stages, hint: str) -> list[st
     return vectors
 
 
-def vectorize(program: Program | Loop, lanes: int) -> Program | Loop:
+def vectorize(program: Program | Loop | KeySizeLoop, lanes: int) -> Program | Loop | KeySizeLoop:
     """`program` (one lane group from memory `in` to memory `out`, as GROUP_WORDS words
     read by 32-bit or word-sized ld and written by st) on `lanes` groups at once. A
-    Loop piece by piece: its head loads and transposes, its tail transposes back and
-    stores, its body and carried state stay in lanes."""
+    Loop piece by piece (a KeySizeLoop step by step): its head loads and transposes, its
+    tail transposes back and stores, its body and carried state stay in lanes."""
+    if isinstance(program, KeySizeLoop):
+        loop = program.map_programs(lambda p: vectorize(p, lanes))
+        check_key_size_loop(loop)
+        return loop
     if isinstance(program, Loop):
         loop = program.replace(*(vectorize(p, lanes) for p in program.pieces()))
         check_loop(loop)

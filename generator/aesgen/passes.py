@@ -26,7 +26,7 @@ stitched into AES rounds folds each product into its sum as it comes).
 
 from __future__ import annotations
 
-from .ir import LOGIC_OPS, Loop, Op, Program, _value_operands, check, check_loop
+from .ir import LOGIC_OPS, KeySizeLoop, Loop, Op, Program, _value_operands, check, check_key_size_loop, check_loop
 
 
 def _evaluate(code: str, args: list[int], table: int | None = None) -> int:
@@ -67,9 +67,13 @@ def _table(leaves: tuple, code: str, operands: list, exprs: dict, table: int | N
     return out
 
 
-def _per_piece(rewrite, program: Program | Loop) -> Loop | None:
-    """A Loop rewritten piece by piece (the carried state keeps its names), None for a
-    straight-line program."""
+def _per_piece(rewrite, program: Program | Loop | KeySizeLoop) -> Loop | KeySizeLoop | None:
+    """A Loop rewritten piece by piece, a KeySizeLoop step by step (the carried state
+    keeps its names), None for a straight-line program."""
+    if isinstance(program, KeySizeLoop):
+        loop = program.map_programs(rewrite)
+        check_key_size_loop(loop)
+        return loop
     if not isinstance(program, Loop):
         return None
     loop = program.replace(*(rewrite(p) for p in program.pieces()))

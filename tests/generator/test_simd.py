@@ -302,6 +302,13 @@ class NoLaneStaging(unittest.TestCase):
                 self.assertNotIn("aesgen_store_le32", core, rel)
                 for n, line in enumerate(text.splitlines(), 1):
                     self.assertIsNone(self.STAGING.match(line), f"{rel}:{n}: {line.strip()}")
+        shared = sorted((root / "common").glob("*__*_core.c"))     # the vector cores every key size shares
+        self.assertGreaterEqual(len(shared), 10)
+        for path in shared:
+            text = path.read_text()
+            self.assertNotIn("aesgen_load_le32", text, path.name)
+            for n, line in enumerate(text.splitlines(), 1):
+                self.assertIsNone(self.STAGING.match(line), f"{path.name}:{n}: {line.strip()}")
 
 
 class Printer(unittest.TestCase):
@@ -351,6 +358,30 @@ class RolledVectors(unittest.TestCase):
                 self.assertEqual(vec.body.count("vld", "vst", *SHUFFLE_OPS), 0)   # no transposes in the loop
                 verify_block_cipher("t", key_bits, direction, keys, vec, lanes * layout.blocks, 1, 3)
 
+    def test_rolled_cores_for_every_key_size_vectorize_fuse_and_agree_with_reference(self):
+        for lanes, fuse in ((4, False), (16, True)):
+            layout = Layout(32)
+            for direction, core in (("enc", aes.fixsliced_encrypt_any_size(layout, self.SBOX)),
+                                    ("dec", aes.fixsliced_decrypt_any_size(layout, self.INV))):
+                vec = vectorize(core, lanes)
+                if fuse:
+                    vec = fuse_ternary(vec)
+                body = [i for i in vec.body if hasattr(i, "program")]
+                self.assertEqual(sum(i.program.count("vld", "vst", *SHUFFLE_OPS) for i in body), 0)
+                if fuse:
+                    self.assertGreater(sum(i.program.count("ternary") for i in body), 0)
+                for key_bits in (128, 192, 256):
+                    keys = (aes.key_expansion(key_bits, self.SBOX), aes.pack_round_keys(layout, key_bits, "fixslice"))
+                    verify_block_cipher("t", key_bits, direction, keys, vec, lanes * layout.blocks, 1, 3)
+                    own = (aes.fixsliced_encrypt(layout, key_bits, self.SBOX, "loop4") if direction == "enc"
+                           else aes.fixsliced_decrypt(layout, key_bits, self.INV, "loop4"))
+                    own = vectorize(own, lanes)
+                    if fuse:
+                        own = fuse_ternary(own)
+                    # the same work; fused, the steps' boundaries may keep a few ops apart
+                    self.assertAlmostEqual(vec.alu_count(aes.rounds(key_bits)), own.alu_count(),
+                                           delta=own.alu_count() // 100 if fuse else 0, msg=(lanes, direction, key_bits))
+
     def test_rolled_variants_print_one_loop_with_constants_before_it(self):
         from aesgen.emit import EMITTERS
         _, variants = pipeline.load(pipeline.Paths())
@@ -359,10 +390,24 @@ class RolledVectors(unittest.TestCase):
         lines = vector_core_statements(built.core, built.isa, "uint32_t")
         loops = [i for i, line in enumerate(lines) if line.strip().startswith("for (")]
         self.assertEqual(len(loops), 1)
-        self.assertIn("for (size_t r = 2; r-- > 0;) {", lines[loops[0]])
-        self.assertIn("const uint32_t *const rkp = rk + 8 + 32 * r;", lines[loops[0] + 1])
+        self.assertIn("for (size_t r = (nr + 3) / 4; r-- > 0;) {", lines[loops[0]])
+        self.assertIn("const uint32_t *const rk32 = rk + 16 + 32 * r;", lines[loops[0] + 2])
         consts = [i for i, line in enumerate(lines) if re.match(r"\s*const __m256i K\d+ = ", line)]
         self.assertTrue(consts and max(consts) < loops[0])
+
+    def test_rolled_variants_call_the_core_every_key_size_shares_with_their_round_count(self):
+        from aesgen.emit import EMITTERS
+        _, variants = pipeline.load(pipeline.Paths())
+        root = pipeline.Paths().out
+        rolled = [v for v in variants if v.target.emitter == "c_simd" and v.name.endswith("fixslice32_loop4")]
+        self.assertGreaterEqual(len(rolled), 30)
+        for v in rolled:
+            text = (root / EMITTERS["c_simd"].outputs(v)[0]).read_text()
+            symbol = f"aesgen_core_{v.direction}__{v.name.split('__', 1)[1]}"
+            self.assertIn(f"    {symbol}(rk, {aes.rounds(v.key_bits)}, out, in);", text, v.name)
+            self.assertNotIn("_mm", text[text.index(f"{v.name}_core(const"):text.index(f"{v.name}_partial(const")])
+            paths = [s.path for s in EMITTERS["c_simd"].shared(v)]
+            self.assertIn(f"common/{symbol[len('aesgen_core_'):]}_core.c", paths)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,11 @@ class Sharing(unittest.TestCase):
         by_params: dict = {}
         for v in software_variants():
             paths = [s.path for s in EMITTERS[v.target.emitter].shared(v)]
-            self.assertEqual(len(paths), 4, v.name)
+            # a rolled fixsliced SIMD variant also calls the vector core its key sizes share
+            shares_vector_core = v.target.emitter == "c_simd" and v.name.endswith("fixslice32_loop4")
+            self.assertEqual(len(paths), 5 if shares_vector_core else 4, v.name)
             self.assertTrue(all(p.startswith("common/") for p in paths), paths)
-            by_params.setdefault(tuple(paths), []).append(v)
+            by_params.setdefault(tuple(paths[:4]), []).append(v)
         # the x86-64 fixslice32 users of AES-128 encryption: the portable variant and
         # the three SIMD ones (SSE2, AVX2, AVX-512), with and without sched-pressure
         users = by_params[("common/aes128_setkey_forward.c", "common/aes128_setkey_fixslice32.c",

@@ -123,12 +123,17 @@ def _offset(w: Window) -> str:
     return " + ".join(terms) or "0"
 
 
-def key_size_loop_statements(core: KeySizeLoop, word: str, indent: str = "    ") -> list[str]:
+def key_size_loop_statements(core: KeySizeLoop, word: str, indent: str = "    ",
+                             piece: Callable[[Program, str], list[str]] | None = None,
+                             state_type: str | None = None) -> list[str]:
     """A KeySizeLoop as C lines over the function's `nr` (size_t) and memories: the
-    carried state as variables; each step in a block (under `if` when it has a test)
-    that declares its windows, runs its statements and hands on the state; the loop a
+    carried state as variables of `state_type` (default: the word); each step in a block
+    (under `if` when it has a test) that declares its windows, runs its program through
+    `piece(program, indent)` (default: statements) and hands on the state; the loop a
     `for` over r, an Exit a `break`."""
     check_key_size_loop(core)
+    piece = piece or statements
+    state_type = state_type or word
 
     def step(s: Step, indent: str) -> list[str]:
         inner = indent + "    "
@@ -138,11 +143,11 @@ def key_size_loop_statements(core: KeySizeLoop, word: str, indent: str = "    ")
             ty = "uint8_t" if view.kind == "bytes" else word
             lines.append(f"{inner}{'' if view.writable else 'const '}{ty} *const {c_name(w.name)} = "
                          f"{c_name(w.over)} + {_offset(w)};")
-        lines += statements(s.program, inner)
+        lines += piece(s.program, inner)
         lines += [f"{inner}{v} = {o};" for v, o in zip(core.state, s.program.outputs)]
         return lines + [f"{indent}}}"]
 
-    lines = [f"{indent}{word} {', '.join(core.state)};"] if core.state else []
+    lines = [f"{indent}{state_type} {', '.join(core.state)};"] if core.state else []
     for s in core.head:
         lines += step(s, indent)
     trips, inner = core.trips[0], indent + "    "

@@ -92,7 +92,7 @@ def rolled_summary(v: Variant, core: Program | Loop | KeySizeLoop) -> list[str]:
     if isinstance(core, Program):
         return []
     if isinstance(core, KeySizeLoop):
-        return [f"Unroll {v.param('unroll')}: the lane core every key size shares, fixslicing's 4-round period "
+        return [f"Unroll {v.param('unroll')}: one core for every key size (shared), fixslicing's 4-round period "
                 f"in a loop whose trip count and exit depend on the round count: {core.static_alu_count()} "
                 f"operations written, {softshared.executed(core, v.key_bits)} executed per batch."]
     return [f"Unroll {v.param('unroll')}: a loop of {core.times} iterations over fixslicing's 4-round period "

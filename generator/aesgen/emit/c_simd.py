@@ -15,6 +15,7 @@ function, so no file needs special compiler flags.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from dataclasses import dataclass
 
@@ -65,9 +66,12 @@ class Isa:
         """Instructions one IR op prints as (a rotation may take several)."""
         return 1
 
-    def instructions(self, program) -> int:
+    def instructions(self, program, key_bits: int | None = None) -> int:
         """Vector instructions executed per run of a vector program or rolled core: the
-        ALU ops weighted by cost, a loop's body counted once per iteration."""
+        ALU ops weighted by cost, a loop's body counted once per iteration (a KeySizeLoop's
+        steps as they run for `key_bits`)."""
+        if isinstance(program, KeySizeLoop):
+            return sum(self.instructions(s.program) for s, _ in program.trace(aes.rounds(key_bits)))
         if isinstance(program, Loop):
             return (program.times * self.instructions(program.body) + self.instructions(program.head)
                     + self.instructions(program.tail))
@@ -447,13 +451,86 @@ def const_statements(consts: dict, vt: str, indent: str = "    ") -> list[str]:
     return [f"{indent}const {vt} {name} = {expr};" for name, expr in consts.values()]
 
 
-def vector_core_statements(core: Program | Loop, isa: Isa, word: str) -> list[str]:
-    """A vector core, straight-line or rolled, as C on `isa`; a Loop's constant vectors
+def vector_core_statements(core: Program | Loop | KeySizeLoop, isa: Isa, word: str) -> list[str]:
+    """A vector core, straight-line or rolled, as C on `isa`; a loop's constant vectors
     are declared once, before the loop."""
     consts: dict = {}
     vt = isa.vtype(core.bits)
-    lines = c.core_statements(core, lambda p, indent: vector_statements(p, isa, indent, consts), vt, word)
+
+    def piece(p, indent):
+        return vector_statements(p, isa, indent, consts)
+
+    if isinstance(core, KeySizeLoop):
+        lines = c.key_size_loop_statements(core, word, piece=piece, state_type=vt)
+    else:
+        lines = c.core_statements(core, piece, vt, word)
     return const_statements(consts, vt) + lines
+
+
+def _vectorized(core: Program | Loop | KeySizeLoop, isa: Isa, lanes: int) -> Program | Loop | KeySizeLoop:
+    """A lane core on `lanes` lanes of `isa`, through the ISA's rewrites."""
+    vector = vectorize(core, lanes)
+    if isa.ternary:
+        vector = fuse_ternary(vector)
+    if isa.byte_shuffle:
+        vector = byte_rotate_blends(share_rotations(vector))
+    return vector
+
+
+def shared_core_name(v: Variant) -> str:
+    """A rolled fixsliced SIMD variant's vector core, one for every key size: its name
+    without the key size (direction, target, algorithm, lane, unroll)."""
+    return f"{v.direction}__{v.name.split('__', 1)[1]}"
+
+
+def shares_core(v: Variant) -> bool:
+    return softshared.any_size(v.direction, v.param("algorithm"), v.param("unroll", "full"))
+
+
+@functools.cache
+def _any_size_vector_core(isa_name: str, direction: str, algorithm: str, lane: int, circuit: str,
+                          unroll: str) -> KeySizeLoop:
+    """(Built once per generator run, read-only after.)"""
+    isa = ISAS[isa_name]
+    return _vectorized(softshared.lane_core(128, direction, algorithm, lane, circuit, unroll), isa,
+                       isa.vector_bits // lane)
+
+
+def _vector_core_of(v: Variant) -> Program | Loop | KeySizeLoop:
+    isa, lane = ISAS[v.param("isa")], v.param("lane_bits")
+    args = shared_args(v, lane)
+    if shares_core(v):
+        return _any_size_vector_core(isa.name, *args[1:])
+    return _vectorized(softshared.lane_program(*args), isa, isa.vector_bits // lane)
+
+
+def render_shared_core(v: Variant, renderer, guard: str | None) -> str:
+    """The vector core every key size of v's parameters shares, checked by the model for
+    each key size before it is written."""
+    isa, lane = ISAS[v.param("isa")], v.param("lane_bits")
+    core = _vector_core_of(v)
+    name = f"aesgen_core_{shared_core_name(v)}"
+    seed = zlib.crc32(name.encode())
+    blocks = (isa.vector_bits // lane) * Layout(lane).blocks
+    for key_bits in core.key_bits:
+        verify_block_cipher(name, key_bits, v.direction, softshared.key_programs(key_bits, v.param("algorithm"), lane),
+                            core, blocks, MODEL_TRIALS, seed)
+    summary = [
+        f"AES-128, -192 and -256 {v.direction}ryption, {v.param('algorithm')}d, on {isa.name.upper()}: "
+        f"{isa.vector_bits // lane} lanes of {lane} bits, {blocks} blocks per batch (unroll {v.param('unroll')}).",
+        f"One function for every key size, the round count nr an argument: {core.static_alu_count()} vector "
+        "operations written; per batch "
+        + ", ".join(f"{isa.instructions(core, b)} vector instructions for AES-{b}" for b in core.key_bits) + ".",
+        f"Called by the {v.name.split('__', 1)[1]} variants of each key size.",
+        f"Verified: the model ran it on the FIPS-197 key and {MODEL_TRIALS} random keys (seed {seed:#010x}) "
+        "for each key size against the reference AES.",
+    ]
+    return renderer.render("c_simd/core.c.j2", summary=summary, context={
+        "guard": guard, "symbol": name, "word": c.word_type(lane),
+        "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include, "attribute": isa.attribute},
+        "gcc_sched_pressure": v.param("gcc_sched_pressure"),
+        "core": vector_core_statements(core, isa, c.word_type(lane)),
+    })
 
 
 @dataclass(frozen=True)
@@ -463,7 +540,7 @@ class Built:
     layout: Layout
     lanes: int
     key_programs: tuple[Program | Loop | KeySizeLoop, ...]
-    core: Program | Loop    # the vector core: loads, transposes, the rounds on every lane, stores
+    core: Program | Loop | KeySizeLoop  # the vector core: loads, transposes, the rounds on every lane, stores
                             # (after the ternary-logic pass, where the ISA has it)
     scalar: Program | Loop | KeySizeLoop  # the shared lane core: one lane's blocks in scalar C
 
@@ -533,16 +610,15 @@ class CSimdEmitter(Emitter):
         layout = Layout(lane)
         key_programs = softshared.key_programs(variant.key_bits, variant.param("algorithm"), lane)
         args = shared_args(variant, lane)
-        lanes = isa.vector_bits // lane
-        vector = vectorize(softshared.lane_program(*args), lanes)
-        if isa.ternary:
-            vector = fuse_ternary(vector)
-        if isa.byte_shuffle:
-            vector = byte_rotate_blends(share_rotations(vector))
-        return Built(variant, isa, layout, lanes, key_programs, vector, softshared.lane_core(*args))
+        return Built(variant, isa, layout, isa.vector_bits // lane, key_programs, _vector_core_of(variant),
+                     softshared.lane_core(*args))
 
     def shared(self, variant: Variant) -> list[SharedSource]:
-        return softshared.sources(*shared_args(variant, variant.param("lane_bits")))
+        out = softshared.sources(*shared_args(variant, variant.param("lane_bits")))
+        if shares_core(variant):
+            out.append(SharedSource(f"common/{shared_core_name(variant)}_core.c",
+                                    lambda renderer, guard: render_shared_core(variant, renderer, guard)))
+        return out
 
     def verify(self, built: Built) -> str:
         v = built.variant
@@ -560,8 +636,8 @@ class CSimdEmitter(Emitter):
     def render(self, built: Built, renderer, verified: str) -> list[tuple[str, str]]:
         v, isa = built.variant, built.isa
         lane = built.layout.word_bits
-        ops = isa.instructions(built.core)
-        moves = built.core.count(*SHUFFLE_OPS)
+        ops = isa.instructions(built.core, v.key_bits)
+        moves = softshared.executed(built.core, v.key_bits, *SHUFFLE_OPS)
         blocks = built.lanes * built.layout.blocks
         summary = [
             f"{isa.name.upper()}: {built.lanes} lanes of {lane} bits, each running the "
@@ -569,7 +645,7 @@ class CSimdEmitter(Emitter):
             f"Core: {ops} vector instructions per batch ({ops / (16 * blocks):.2f} per byte), {moves} of them "
             f"shuffles that transpose the blocks into lanes and back in registers"
             + (f"; {softshared.executed(built.scalar, v.key_bits)} lane operations before the ternary-logic pass "
-               f"({built.core.count('ternary')} three-input ops)." if isa.ternary else "."),
+               f"({softshared.executed(built.core, v.key_bits, 'ternary')} three-input ops)." if isa.ternary else "."),
             *shared_summary(v, lane),
             *rolled_summary(v, built.core),
             f"Verified: {verified}.",
@@ -590,6 +666,8 @@ class CSimdEmitter(Emitter):
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
             "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), lane),
             "core1": lane_core_facts(v, lane),
-            "core": vector_core_statements(built.core, isa, c.word_type(lane)),
+            "core": [] if shares_core(v) else vector_core_statements(built.core, isa, c.word_type(lane)),
+            "shared_core": {"symbol": f"aesgen_core_{shared_core_name(v)}", "rounds": aes.rounds(v.key_bits)}
+                           if shares_core(v) else None,
         })
         return [(self.outputs(v)[0], text)]

@@ -4,9 +4,11 @@ A CMake build compiles generated/<path> to <build>/CMakeFiles/<library>.dir/.../
 <path>.o (the .c and, for the hardware loops, the .S of a variant). The size read is the
 sum of the sections the object marks executable (SHF_EXECINSTR: .text and .text.*), read
 from the ELF section headers, so objects of any ELF target (cross builds) read the same.
-The files variants share (generated/common: key set-up, GHASH tables) are not counted,
-except the loops file of a rolled hardware variant (common/<target>_<how>_<direction>.S),
-which holds all of its code: each of its key sizes counts it whole.
+The files variants share (generated/common: key set-up, GHASH tables, lane cores) are not
+counted, except the loops file of a rolled hardware variant
+(common/<target>_<how>_<direction>.S) and the vector core of a rolled SIMD variant
+(common/<direction>__<target>_<how>_core.c), which hold its code: each of its key sizes
+counts them whole.
 """
 
 from __future__ import annotations
@@ -70,4 +72,7 @@ def variant_sizes(build_dir: Path) -> dict[str, int]:
         m = re.fullmatch(r"aes\d+_(enc|dec)__(\w+_loop1)", stem)    # its code: common/<ident>_<how>_<dir>.S
         if m and f"{m.group(2)}_{m.group(1)}" in sizes:
             sizes[stem] += sizes[f"{m.group(2)}_{m.group(1)}"]
+        m = re.fullmatch(r"aes\d+_(enc|dec)__(\w+_loop4)", stem)    # its vector core: common/<dir>__<ident>_<how>_core.c
+        if m and f"{m.group(1)}__{m.group(2)}_core" in sizes:
+            sizes[stem] += sizes[f"{m.group(1)}__{m.group(2)}_core"]
     return {name: n for name, n in sizes.items() if n > 0}

@@ -104,6 +104,12 @@ class BuildDir(unittest.TestCase):
         # every key size shares
         self.put(other / "x86_64_aesni" / "aes256_enc__x86_64_aesni_x8_loop1.c.o", [(SHF_ALLOC, 0)])
         self.put(other / "common" / "x86_64_aesni_x8_loop1_enc.S.o", [(SHF_ALLOC | SHF_EXECINSTR, 4444)])
+        # a rolled SIMD variant: its mode loops, and the vector core every key size shares
+        self.put(other / "x86_64_sse2" / "aes192_dec__x86_64_sse2_fixslice32_loop4.c.o",
+                 [(SHF_ALLOC | SHF_EXECINSTR, 700)])
+        self.put(other / "common" / "dec__x86_64_sse2_fixslice32_loop4_core.c.o", [(SHF_ALLOC | SHF_EXECINSTR, 5000)])
+        # a lane core the portable and SIMD variants share counts for none of them
+        self.put(other / "common" / "dec_fixslice32_cmt121_loop4_core.c.o", [(SHF_ALLOC | SHF_EXECINSTR, 900)])
 
     @staticmethod
     def put(path: Path, sections):
@@ -114,7 +120,8 @@ class BuildDir(unittest.TestCase):
         sizes = objsize.variant_sizes(self.build)
         self.assertEqual({k: v for k, v in sizes.items() if k.startswith("aes")},
                          {"aes128_enc__x86_64_aesni_x8": 6120, "aes128_enc__portable_fixslice64": 120,
-                          "aes128_dec__portable_bitslice64": 333, "aes256_enc__x86_64_aesni_x8_loop1": 4444})
+                          "aes128_dec__portable_bitslice64": 333, "aes256_enc__x86_64_aesni_x8_loop1": 4444,
+                          "aes192_dec__x86_64_sse2_fixslice32_loop4": 5700})
 
     def test_not_a_build_folder(self):
         (self.build / "CMakeCache.txt").unlink()

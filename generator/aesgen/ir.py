@@ -441,11 +441,11 @@ class KeySizeLoop:
 
 
 def check_key_size_loop(loop: KeySizeLoop) -> None:
-    """Each step checked; one word width; every step but a state-making first one takes
-    the state and every step but a storing last one hands on a state of its shape; windows are views of the
-    core's memories of their kind; no name defined in two steps; every key size's run
-    leaves the loop through an Exit or its last trip and reads only its own round keys
-    (the model checks the offsets of each run)."""
+    """Each step checked; one word width and lane count; every step but a state-making
+    first one takes the state, and every step but a storing last one hands on a state of
+    its shape; windows are views of the core's memories of their kind; no name defined in
+    two steps. Where a key size's run leaves the loop and which round keys it reads
+    depend on nr: the model checks them on every run (model.run)."""
     steps = loop.steps()
     if not steps or not loop.body or not any(isinstance(i, Step) for i in loop.body):
         raise ProgramError(f"{loop.name}: a key-size loop needs a body step")

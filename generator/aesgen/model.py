@@ -13,7 +13,7 @@ from collections.abc import MutableMapping, Sequence
 
 from . import reference
 from .errors import AesgenError
-from .ir import Exit, KeySizeLoop, Loop, Program, check, check_key_size_loop, check_loop
+from .ir import KeySizeLoop, Loop, Program, check, check_key_size_loop, check_loop
 
 
 class ModelError(AesgenError):
@@ -130,10 +130,6 @@ def check_core(core: Program | Loop | KeySizeLoop) -> None:
         check_loop(core)
 
 
-def rounds_of(key_bits: int) -> int:
-    return key_bits // 32 + 6
-
-
 def run(core: Program | Loop | KeySizeLoop, memories: MutableMapping[str, object], checked: bool = False,
         key_bits: int | None = None) -> None:
     """Execute a core as the C runs it: a Program once; a Loop's head, then its body
@@ -149,7 +145,7 @@ def run(core: Program | Loop | KeySizeLoop, memories: MutableMapping[str, object
     if isinstance(core, KeySizeLoop):
         if key_bits not in core.key_bits:
             raise ModelError(f"{core.name}: run for AES-{key_bits}, which it does not serve")
-        _run_key_size_loop(core, memories, rounds_of(key_bits))
+        _run_key_size_loop(core, memories, reference.rounds_for(key_bits))
         return
     state = _execute(core.head, memories)
     for r in core.iterations():
@@ -250,7 +246,7 @@ FIPS197_PLAINTEXT = bytes.fromhex("00112233445566778899aabbccddeeff")
 
 def _allocate(programs: Sequence[Program | Loop | KeySizeLoop], memories: dict, key_bits: int) -> None:
     for p in programs:
-        for m in (p.memories_of(rounds_of(key_bits)) if isinstance(p, KeySizeLoop) else p.memories):
+        for m in (p.memories_of(reference.rounds_for(key_bits)) if isinstance(p, KeySizeLoop) else p.memories):
             if m.name not in memories:
                 memories[m.name] = bytearray(m.length) if m.kind == "bytes" else [0] * m.length
 

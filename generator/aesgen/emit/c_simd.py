@@ -492,6 +492,7 @@ def _any_size_vector_core(isa_name: str, direction: str, algorithm: str, lane: i
                           unroll: str) -> KeySizeLoop:
     """(Built once per generator run, read-only after.)"""
     isa = ISAS[isa_name]
+    # any key size names the lane core every key size shares
     return _vectorized(softshared.lane_core(128, direction, algorithm, lane, circuit, unroll), isa,
                        isa.vector_bits // lane)
 

@@ -149,36 +149,37 @@ def run(core: Program | Loop | KeySizeLoop, memories: MutableMapping[str, object
         return
     state = _execute(core.head, memories)
     for r in core.iterations():
-        views = {}
-        for name, over, base, stride in core.windows():
-            view, start = core.body.memory(name), base + stride * r
-            window = memories[over][start:start + view.length]
-            views[name] = bytearray(window) if view.kind == "bytes" else list(window)
-        state = _execute(core.body, {**memories, **views}, state)
-        for name, over, base, stride in core.windows():
-            view, start = core.body.memory(name), base + stride * r
-            if view.writable:
-                memories[over][start:start + view.length] = views[name]
+        windows = [(name, over, base + stride * r) for name, over, base, stride in core.windows()]
+        state = _execute_windowed(core.body, memories, windows, state)
     _execute(core.tail, memories, state)
+
+
+def _execute_windowed(program: Program, memories: MutableMapping[str, object],
+                      windows: Sequence[tuple[str, str, int]], inputs: Sequence[int], where: str = "") -> list[int]:
+    """Execute `program` with each window (its memory, the memory it views, the first
+    element) a copy of that slice, written back when the program writes it."""
+    views = {}
+    for name, over, start in windows:
+        view, mem = program.memory(name), memories[over]
+        if start < 0 or start + view.length > len(mem):
+            raise ModelError(f"{program.name}: {name} is {over}[{start}..{start + view.length}), "
+                             f"outside its {len(mem)} elements{where}")
+        window = mem[start:start + view.length]
+        views[name] = bytearray(window) if view.kind == "bytes" else list(window)
+    out = _execute(program, {**memories, **views}, inputs)
+    for name, over, start in windows:
+        view = program.memory(name)
+        if view.writable:
+            memories[over][start:start + view.length] = views[name]
+    return out
 
 
 def _run_key_size_loop(core: KeySizeLoop, memories: MutableMapping[str, object], nr: int) -> None:
     state: list[int] = []
     for step, r in core.trace(nr):
-        views = {}
-        for w in step.windows:
-            view, start, over = step.program.memory(w.name), w.start(nr, r), memories[w.over]
-            if start < 0 or start + view.length > len(over):
-                raise ModelError(f"{step.program.name}: {w.name} is {w.over}[{start}..{start + view.length}), "
-                                 f"outside its {len(over)} elements (round count {nr}, trip {r})")
-            window = over[start:start + view.length]
-            views[w.name] = bytearray(window) if view.kind == "bytes" else list(window)
-        out = _execute(step.program, {**memories, **views}, state if step.program.inputs else ())
-        for w in step.windows:
-            view, start = step.program.memory(w.name), w.start(nr, r)
-            if view.writable:
-                memories[w.over][start:start + view.length] = views[w.name]
-        state = out
+        windows = [(w.name, w.over, w.start(nr, r)) for w in step.windows]
+        state = _execute_windowed(step.program, memories, windows, state if step.program.inputs else (),
+                                  f" (round count {nr}, trip {r})")
 
 
 def _pieces(x: int, size: int, count: int) -> list[int]:

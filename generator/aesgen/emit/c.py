@@ -106,14 +106,17 @@ def core_statements(core: Program | Loop, piece: Callable[[Program, str], list[s
     else:
         lines.append(f"{indent}for (size_t r = 0; r < {core.times}; r++) {{")
     for name, over, base, stride in core.windows():
-        window = core.body.memory(name)
-        ty = "uint8_t" if window.kind == "bytes" else word
-        lines.append(f"{inner}{'' if window.writable else 'const '}{ty} *const {c_name(name)} = "
-                     f"{c_name(over)} + {base} + {stride} * r;")
+        lines.append(_window_pointer(core.body.memory(name), over, f"{base} + {stride} * r", word, inner))
     lines += piece(core.body, inner)
     lines += [f"{inner}{s} = {o};" for s, o in zip(core.body.inputs, core.body.outputs)]
     lines.append(f"{indent}}}")
     return lines + piece(core.tail, indent)
+
+
+def _window_pointer(view, over: str, offset: str, word: str, indent: str) -> str:
+    """A window as a pointer into the memory it views (const unless the program writes it)."""
+    ty = "uint8_t" if view.kind == "bytes" else word
+    return f"{indent}{'' if view.writable else 'const '}{ty} *const {c_name(view.name)} = {c_name(over)} + {offset};"
 
 
 def _offset(w: Window) -> str:
@@ -139,10 +142,7 @@ def key_size_loop_statements(core: KeySizeLoop, word: str, indent: str = "    ",
         inner = indent + "    "
         lines = [f"{indent}if ({s.when.c}) {{" if s.when else f"{indent}{{"]
         for w in s.windows:
-            view = s.program.memory(w.name)
-            ty = "uint8_t" if view.kind == "bytes" else word
-            lines.append(f"{inner}{'' if view.writable else 'const '}{ty} *const {c_name(w.name)} = "
-                         f"{c_name(w.over)} + {_offset(w)};")
+            lines.append(_window_pointer(s.program.memory(w.name), w.over, _offset(w), word, inner))
         lines += piece(s.program, inner)
         lines += [f"{inner}{v} = {o};" for v, o in zip(core.state, s.program.outputs)]
         return lines + [f"{indent}}}"]

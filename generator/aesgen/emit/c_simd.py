@@ -505,6 +505,11 @@ def _vector_core_of(v: Variant) -> Program | Loop | KeySizeLoop:
     return _vectorized(softshared.lane_program(*args), isa, isa.vector_bits // lane)
 
 
+def _isa_facts(isa: Isa) -> dict:
+    """What a template needs of an ISA."""
+    return {"name": isa.name, "guard": isa.guard, "include": isa.include, "attribute": isa.attribute}
+
+
 def render_shared_core(v: Variant, renderer, guard: str | None) -> str:
     """The vector core every key size of v's parameters shares, checked by the model for
     each key size before it is written."""
@@ -528,7 +533,7 @@ def render_shared_core(v: Variant, renderer, guard: str | None) -> str:
     ]
     return renderer.render("c_simd/core.c.j2", summary=summary, context={
         "guard": guard, "symbol": name, "word": c.word_type(lane),
-        "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include, "attribute": isa.attribute},
+        "isa": _isa_facts(isa),
         "gcc_sched_pressure": v.param("gcc_sched_pressure"),
         "core": vector_core_statements(core, isa, c.word_type(lane)),
     })
@@ -662,8 +667,7 @@ class CSimdEmitter(Emitter):
                     f"{ops} vector ops per batch" + rolled_info(v),
         }
         text = renderer.render(self.template, variant=v, summary=summary, context={
-            "v": facts, "isa": {"name": isa.name, "guard": isa.guard, "include": isa.include,
-                                "attribute": isa.attribute},
+            "v": facts, "isa": _isa_facts(isa),
             "word": c.word_type(lane), "gcc_sched_pressure": v.param("gcc_sched_pressure"),
             "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), lane),
             "core1": lane_core_facts(v, lane),

@@ -120,6 +120,12 @@ def executed(core: Program | Loop | KeySizeLoop, key_bits: int, *codes: str) -> 
     return core.count(*codes) if codes else core.alu_count()
 
 
+def _reader(algorithm: str) -> tuple[str, str]:
+    """The direction and circuit of the full-unroll lane core a key set-up is checked with:
+    a core that reads that layout's round keys."""
+    return ("enc", circuits.FORWARD[0]) if algorithm == "fixslice" else ("dec", circuits.INVERSE[0])
+
+
 def render_setkey(key_bits: int, algorithm: str, word_bits: int, renderer, guard: str | None) -> str:
     progs = key_programs(key_bits, algorithm, word_bits)
     expand = progs[0]
@@ -127,8 +133,7 @@ def render_setkey(key_bits: int, algorithm: str, word_bits: int, renderer, guard
     if expand.memory("rkb").length != schedule_bytes:
         raise ValueError(f"AES-{key_bits} expansion writes {expand.memory('rkb').length} bytes, "
                          f"not the {schedule_bytes} of the forward schedule")
-    # the key set-up is checked with a core that reads it: the full-unroll lane core
-    direction, circuit = ("enc", circuits.FORWARD[0]) if algorithm == "fixslice" else ("dec", circuits.INVERSE[0])
+    direction, circuit = _reader(algorithm)
     core = lane_core(key_bits, direction, algorithm, word_bits, circuit, "full")
     name = setkey_symbol(key_bits, algorithm, word_bits)
     seed = zlib.crc32(name.encode())
@@ -151,7 +156,7 @@ def render_setkey(key_bits: int, algorithm: str, word_bits: int, renderer, guard
 
 def render_pack(algorithm: str, word_bits: int, renderer, guard: str | None) -> str:
     loops = packing(algorithm, word_bits)
-    direction, circuit = ("enc", circuits.FORWARD[0]) if algorithm == "fixslice" else ("dec", circuits.INVERSE[0])
+    direction, circuit = _reader(algorithm)
     name = pack_symbol(algorithm, word_bits)
     seed = zlib.crc32(name.encode())
     for key_bits in loops[0].key_bits:

@@ -10,6 +10,7 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers.
  * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers.
@@ -23,7 +24,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 30 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_dec_ecb
 	.hidden aesgen_x86_64_aesni_x8_loop1_dec_ecb
 	.type aesgen_x86_64_aesni_x8_loop1_dec_ecb, @function
@@ -31,6 +32,7 @@
 aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm9  # k0
 	movdqu 224(%rdi), %xmm10  # kNr
 	cmpq $8, %rcx
@@ -52,7 +54,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 	pxor %xmm9, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm9, %xmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds1:
 	movdqu 224(%rdi,%r11), %xmm8
 	aesdec %xmm8, %xmm0
@@ -98,7 +100,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 	pxor %xmm9, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm9, %xmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds2:
 	movdqu 224(%rdi,%r11), %xmm8
 	aesdec %xmm8, %xmm0
@@ -128,12 +130,19 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 	pxor %xmm9, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm9, %xmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm8
 	aesdec %xmm8, %xmm0
 	aesdec %xmm8, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds3:
+	movdqu 224(%rdi,%r11), %xmm8
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	movdqu 240(%rdi,%r11), %xmm8
+	aesdec %xmm8, %xmm0
+	aesdec %xmm8, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds3
 	aesdeclast %xmm10, %xmm0
 	aesdeclast %xmm10, %xmm1
@@ -150,11 +159,16 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 .Laesgen_x86_64_aesni_x8_loop1_dec_ecb_vector:
 	movdqu (%rdx), %xmm0
 	pxor %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm8
 	aesdec %xmm8, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds4:
+	movdqu 224(%rdi,%r11), %xmm8
+	aesdec %xmm8, %xmm0
+	movdqu 240(%rdi,%r11), %xmm8
+	aesdec %xmm8, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_ecb_rounds4
 	aesdeclast %xmm10, %xmm0
 	movdqu %xmm0, (%rsi)
@@ -169,7 +183,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_dec_ecb, .-aesgen_x86_64_aesni_x8_loop1_dec_ecb
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers; 30 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_dec_cbc
 	.hidden aesgen_x86_64_aesni_x8_loop1_dec_cbc
 	.type aesgen_x86_64_aesni_x8_loop1_dec_cbc, @function
@@ -177,6 +191,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_ecb:
 aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm11  # k0
 	movdqu 224(%rdi), %xmm12  # kNr
 	movdqu (%r8), %xmm8  # IV in every lane
@@ -199,7 +214,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 	pxor %xmm11, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm11, %xmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds1:
 	movdqu 224(%rdi,%r11), %xmm10
 	aesdec %xmm10, %xmm0
@@ -262,7 +277,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 	pxor %xmm11, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm11, %xmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds2:
 	movdqu 224(%rdi,%r11), %xmm10
 	aesdec %xmm10, %xmm0
@@ -301,12 +316,19 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 	pxor %xmm11, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm11, %xmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm10
 	aesdec %xmm10, %xmm0
 	aesdec %xmm10, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds3:
+	movdqu 224(%rdi,%r11), %xmm10
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	movdqu 240(%rdi,%r11), %xmm10
+	aesdec %xmm10, %xmm0
+	aesdec %xmm10, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds3
 	movdqa %xmm8, %xmm9
 	pxor %xmm12, %xmm9
@@ -328,11 +350,16 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 .Laesgen_x86_64_aesni_x8_loop1_dec_cbc_vector:
 	movdqu (%rdx), %xmm0
 	pxor %xmm11, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm10
 	aesdec %xmm10, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds4:
+	movdqu 224(%rdi,%r11), %xmm10
+	aesdec %xmm10, %xmm0
+	movdqu 240(%rdi,%r11), %xmm10
+	aesdec %xmm10, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_cbc_rounds4
 	movdqa %xmm8, %xmm9
 	pxor %xmm12, %xmm9
@@ -351,7 +378,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_dec_cbc, .-aesgen_x86_64_aesni_x8_loop1_dec_cbc
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 30 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_dec_xts
 	.hidden aesgen_x86_64_aesni_x8_loop1_dec_xts
 	.type aesgen_x86_64_aesni_x8_loop1_dec_xts, @function
@@ -359,6 +386,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_cbc:
 aesgen_x86_64_aesni_x8_loop1_dec_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm12  # k0
 	movdqu 224(%rdi), %xmm13  # kNr
 	movq (%r8), %xmm8  # the first block's tweak
@@ -466,7 +494,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_xts:
 	pclmulqdq $0, .Lconst(%rip), %xmm9  # the top 8 bits times 0x87
 	pslldq $1, %xmm8
 	pxor %xmm9, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds1:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesdec %xmm11, %xmm0
@@ -571,7 +599,7 @@ aesgen_x86_64_aesni_x8_loop1_dec_xts:
 	psllq $4, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds2:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesdec %xmm11, %xmm0
@@ -630,12 +658,19 @@ aesgen_x86_64_aesni_x8_loop1_dec_xts:
 	psllq $2, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesdec %xmm11, %xmm0
 	aesdec %xmm11, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds3:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	movdqu 240(%rdi,%r11), %xmm11
+	aesdec %xmm11, %xmm0
+	aesdec %xmm11, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds3
 	movdqu (%rsi), %xmm9
 	pxor %xmm13, %xmm9
@@ -666,11 +701,16 @@ aesgen_x86_64_aesni_x8_loop1_dec_xts:
 	psllq $1, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesdec %xmm11, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds4:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesdec %xmm11, %xmm0
+	movdqu 240(%rdi,%r11), %xmm11
+	aesdec %xmm11, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_dec_xts_rounds4
 	movdqu (%rsi), %xmm9
 	pxor %xmm13, %xmm9

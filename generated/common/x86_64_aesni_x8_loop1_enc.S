@@ -10,6 +10,7 @@
  *
  * 128-bit vectors (1 block each), SSE encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (8 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
  * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers.
@@ -29,7 +30,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 30 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_ecb
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_ecb
 	.type aesgen_x86_64_aesni_x8_loop1_enc_ecb, @function
@@ -37,6 +38,7 @@
 aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm9  # k0
 	movdqu 224(%rdi), %xmm10  # kNr
 	cmpq $8, %rcx
@@ -58,7 +60,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 	pxor %xmm9, %xmm6
 	movdqu 112(%rdx), %xmm7
 	pxor %xmm9, %xmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds1:
 	movdqu 224(%rdi,%r11), %xmm8
 	aesenc %xmm8, %xmm0
@@ -104,7 +106,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 	pxor %xmm9, %xmm2
 	movdqu 48(%rdx), %xmm3
 	pxor %xmm9, %xmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds2:
 	movdqu 224(%rdi,%r11), %xmm8
 	aesenc %xmm8, %xmm0
@@ -134,12 +136,19 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 	pxor %xmm9, %xmm0
 	movdqu 16(%rdx), %xmm1
 	pxor %xmm9, %xmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm8
 	aesenc %xmm8, %xmm0
 	aesenc %xmm8, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds3:
+	movdqu 224(%rdi,%r11), %xmm8
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	movdqu 240(%rdi,%r11), %xmm8
+	aesenc %xmm8, %xmm0
+	aesenc %xmm8, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds3
 	aesenclast %xmm10, %xmm0
 	aesenclast %xmm10, %xmm1
@@ -156,11 +165,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 .Laesgen_x86_64_aesni_x8_loop1_enc_ecb_vector:
 	movdqu (%rdx), %xmm0
 	pxor %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm8
 	aesenc %xmm8, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds4:
+	movdqu 224(%rdi,%r11), %xmm8
+	aesenc %xmm8, %xmm0
+	movdqu 240(%rdi,%r11), %xmm8
+	aesenc %xmm8, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_ecb_rounds4
 	aesenclast %xmm10, %xmm0
 	movdqu %xmm0, (%rsi)
@@ -175,7 +189,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_ecb, .-aesgen_x86_64_aesni_x8_loop1_enc_ecb
 
-/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers; 30 AES instructions. */
+/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry
 	.type aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry, @function
@@ -183,6 +197,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ecb:
 aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm12  # k0
 	movdqu 224(%rdi), %xmm13  # kNr
 	movdqu .Lconst(%rip), %xmm9  # byte reversal, kept in a register
@@ -225,7 +240,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	pshufb %xmm9, %xmm7
 	pxor %xmm12, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds1:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
@@ -295,7 +310,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	pshufb %xmm9, %xmm3
 	pxor %xmm12, %xmm3
 	paddq .Lconst+320(%rip), %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds2:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
@@ -337,12 +352,19 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	pshufb %xmm9, %xmm1
 	pxor %xmm12, %xmm1
 	paddq .Lconst+192(%rip), %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds3:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 240(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds3
 	movdqu (%rdx), %xmm10
 	pxor %xmm13, %xmm10
@@ -365,11 +387,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	pshufb %xmm9, %xmm0
 	pxor %xmm12, %xmm0
 	paddq .Lconst+128(%rip), %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds4:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	movdqu 240(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry_rounds4
 	movdqu (%rdx), %xmm10
 	pxor %xmm13, %xmm10
@@ -386,7 +413,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry, .-aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers; 2 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers; 4 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_cbc
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_cbc
 	.type aesgen_x86_64_aesni_x8_loop1_enc_cbc, @function
@@ -394,6 +421,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_ctr_nocarry:
 aesgen_x86_64_aesni_x8_loop1_enc_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm3  # k0
 	movdqu 224(%rdi), %xmm4  # kNr
 	movdqu (%r8), %xmm0  # IV
@@ -403,11 +431,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc:
 	movdqu (%rdx), %xmm1
 	pxor %xmm3, %xmm1
 	pxor %xmm1, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_cbc_rounds1:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm2
 	aesenc %xmm2, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_cbc_rounds1:
+	movdqu 224(%rdi,%r11), %xmm2
+	aesenc %xmm2, %xmm0
+	movdqu 240(%rdi,%r11), %xmm2
+	aesenc %xmm2, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_cbc_rounds1
 	aesenclast %xmm4, %xmm0
 	movdqu %xmm0, (%rsi)
@@ -429,6 +462,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc:
 aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm10  # k0
 	movdqu 224(%rdi), %xmm11  # kNr
 	movdqu (%r8), %xmm0  # chain value of lane 0
@@ -475,7 +509,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8:
 	movdqu (%rax,%r9), %xmm8
 	pxor %xmm8, %xmm7
 	pxor %xmm10, %xmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8_rounds1:
 	movdqu 224(%rdi,%r11), %xmm9
 	aesenc %xmm9, %xmm0
@@ -536,6 +570,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes8:
 aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm6  # k0
 	movdqu 224(%rdi), %xmm7  # kNr
 	movdqu (%r8), %xmm0  # chain value of lane 0
@@ -562,7 +597,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4:
 	movdqu (%rax,%r9), %xmm4
 	pxor %xmm4, %xmm3
 	pxor %xmm6, %xmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4_rounds1:
 	movdqu 224(%rdi,%r11), %xmm5
 	aesenc %xmm5, %xmm0
@@ -595,7 +630,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4, .-aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4
 
-/* cbc_lanes (2 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers; 4 AES instructions. */
+/* cbc_lanes (2 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers; 8 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2
 	.type aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2, @function
@@ -603,6 +638,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes4:
 aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm4  # k0
 	movdqu 224(%rdi), %xmm5  # kNr
 	movdqu (%r8), %xmm0  # chain value of lane 0
@@ -619,12 +655,19 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2:
 	movdqu (%rax,%r9), %xmm2
 	pxor %xmm2, %xmm1
 	pxor %xmm4, %xmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2_rounds1:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm3
 	aesenc %xmm3, %xmm0
 	aesenc %xmm3, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2_rounds1:
+	movdqu 224(%rdi,%r11), %xmm3
+	aesenc %xmm3, %xmm0
+	aesenc %xmm3, %xmm1
+	movdqu 240(%rdi,%r11), %xmm3
+	aesenc %xmm3, %xmm0
+	aesenc %xmm3, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2_rounds1
 	aesenclast %xmm5, %xmm0
 	aesenclast %xmm5, %xmm1
@@ -642,7 +685,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2, .-aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2
 
-/* gcm_seal: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 48 AES instructions. */
+/* gcm_seal: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 96 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal
 	.type aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal, @function
@@ -650,6 +693,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_cbc_lanes2:
 aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	movq (%r8), %xmm8  # the counter block
 	movhps 8(%r8), %xmm8
 	pshufb .Lconst(%rip), %xmm8
@@ -692,7 +736,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	pshufb .Lconst(%rip), %xmm7
 	pxor %xmm15, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds1:
 	movdqu 144(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -703,9 +747,27 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 160(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds1
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	movdqu 144(%rdi), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds2:
 	movdqu 224(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -716,7 +778,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 240(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds2
 	movdqu 224(%rdi), %xmm15  # stream kNr
 	movdqu (%rdx), %xmm10
@@ -790,7 +861,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	pshufb .Lconst(%rip), %xmm7
 	pxor %xmm15, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds3:
 	movdqu 144(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -801,7 +872,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 160(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds3
 	movdqu -128(%rsi), %xmm10  # ciphertext to hash
 	pshufb .Lconst(%rip), %xmm10
@@ -859,7 +939,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	pclmulqdq $0, %xmm13, %xmm14
 	pxor %xmm14, %xmm11
 	movdqu 64(%rax), %xmm14  # a power of H
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	movdqu 144(%rdi), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds4:
 	movdqu 224(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -870,7 +959,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 240(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_seal_rounds4
 	pclmulqdq $17, %xmm13, %xmm14
 	pxor %xmm14, %xmm12
@@ -1088,7 +1186,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal, .-aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal
 
-/* gcm_open: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 24 AES instructions. */
+/* gcm_open: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 48 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_gcm_open
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_gcm_open
 	.type aesgen_x86_64_aesni_x8_loop1_enc_gcm_open, @function
@@ -1096,6 +1194,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_seal:
 aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	movq (%r8), %xmm8  # the counter block
 	movhps 8(%r8), %xmm8
 	pshufb .Lconst(%rip), %xmm8
@@ -1139,7 +1238,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	pshufb .Lconst(%rip), %xmm7
 	pxor %xmm15, %xmm7
 	paddq .Lconst+576(%rip), %xmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_open_rounds1:
 	movdqu 144(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -1150,7 +1249,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 160(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_open_rounds1
 	movdqu (%rdx), %xmm10  # ciphertext to hash
 	pshufb .Lconst(%rip), %xmm10
@@ -1208,7 +1316,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	pclmulqdq $0, %xmm13, %xmm14
 	pxor %xmm14, %xmm11
 	movdqu 64(%rax), %xmm14  # a power of H
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	movdqu 144(%rdi), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_open_rounds2:
 	movdqu 224(%rdi,%r11), %xmm15
 	aesenc %xmm15, %xmm0
@@ -1219,7 +1336,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	aesenc %xmm15, %xmm5
 	aesenc %xmm15, %xmm6
 	aesenc %xmm15, %xmm7
-	addq $16, %r11
+	movdqu 240(%rdi,%r11), %xmm15
+	aesenc %xmm15, %xmm0
+	aesenc %xmm15, %xmm1
+	aesenc %xmm15, %xmm2
+	aesenc %xmm15, %xmm3
+	aesenc %xmm15, %xmm4
+	aesenc %xmm15, %xmm5
+	aesenc %xmm15, %xmm6
+	aesenc %xmm15, %xmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_gcm_open_rounds2
 	pclmulqdq $17, %xmm13, %xmm14
 	pxor %xmm14, %xmm12
@@ -1323,7 +1449,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 	.cfi_endproc
 	.size aesgen_x86_64_aesni_x8_loop1_enc_gcm_open, .-aesgen_x86_64_aesni_x8_loop1_enc_gcm_open
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 30 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 36 AES instructions. */
 	.globl aesgen_x86_64_aesni_x8_loop1_enc_xts
 	.hidden aesgen_x86_64_aesni_x8_loop1_enc_xts
 	.type aesgen_x86_64_aesni_x8_loop1_enc_xts, @function
@@ -1331,6 +1457,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_gcm_open:
 aesgen_x86_64_aesni_x8_loop1_enc_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	movdqu (%rdi), %xmm12  # k0
 	movdqu 224(%rdi), %xmm13  # kNr
 	movq (%r8), %xmm8  # the first block's tweak
@@ -1438,7 +1565,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_xts:
 	pclmulqdq $0, .Lconst+704(%rip), %xmm9  # the top 8 bits times 0x87
 	pslldq $1, %xmm8
 	pxor %xmm9, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds1:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
@@ -1543,7 +1670,7 @@ aesgen_x86_64_aesni_x8_loop1_enc_xts:
 	psllq $4, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds2:
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
@@ -1602,12 +1729,19 @@ aesgen_x86_64_aesni_x8_loop1_enc_xts:
 	psllq $2, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
 	aesenc %xmm11, %xmm1
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds3:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	movdqu 240(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	aesenc %xmm11, %xmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds3
 	movdqu (%rsi), %xmm9
 	pxor %xmm13, %xmm9
@@ -1638,11 +1772,16 @@ aesgen_x86_64_aesni_x8_loop1_enc_xts:
 	psllq $1, %xmm8
 	pxor %xmm9, %xmm8
 	pxor %xmm10, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	movdqu 224(%rdi,%r11), %xmm11
 	aesenc %xmm11, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds4:
+	movdqu 224(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	movdqu 240(%rdi,%r11), %xmm11
+	aesenc %xmm11, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_aesni_x8_loop1_enc_xts_rounds4
 	movdqu (%rsi), %xmm9
 	pxor %xmm13, %xmm9

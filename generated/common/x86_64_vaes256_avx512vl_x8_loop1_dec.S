@@ -10,6 +10,7 @@
  *
  * 256-bit vectors (2 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers.
  * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers.
@@ -24,7 +25,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 32 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb, @function
@@ -32,6 +33,7 @@
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm9  # k0
 	vbroadcasti32x4 224(%rdi), %ymm10  # kNr
 	cmpq $16, %rcx
@@ -45,7 +47,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	vpxorq 160(%rdx), %ymm9, %ymm5
 	vpxorq 192(%rdx), %ymm9, %ymm6
 	vpxorq 224(%rdx), %ymm9, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
@@ -87,7 +89,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	vpxorq 32(%rdx), %ymm9, %ymm1
 	vpxorq 64(%rdx), %ymm9, %ymm2
 	vpxorq 96(%rdx), %ymm9, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
@@ -115,12 +117,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_vectors2:
 	vpxorq (%rdx), %ymm9, %ymm0
 	vpxorq 32(%rdx), %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds3
 	vaesdeclast %ymm10, %ymm0, %ymm0
 	vaesdeclast %ymm10, %ymm1, %ymm1
@@ -136,11 +145,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	jb .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_tail_block
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_vector:
 	vpxorq (%rdx), %ymm9, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds4
 	vaesdeclast %ymm10, %ymm0, %ymm0
 	vmovdqu64 %ymm0, (%rsi)
@@ -154,10 +168,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	jz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_done
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_block:
 	vpxorq (%rdx), %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb_rounds5
 	vaesdeclast %xmm10, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
@@ -171,7 +188,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers; 32 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc, @function
@@ -179,6 +196,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_ecb:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm11  # k0
 	vbroadcasti32x4 224(%rdi), %ymm12  # kNr
 	vbroadcasti32x4 (%r8), %ymm8  # IV in every lane
@@ -193,7 +211,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	vpxorq 160(%rdx), %ymm11, %ymm5
 	vpxorq 192(%rdx), %ymm11, %ymm6
 	vpxorq 224(%rdx), %ymm11, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
@@ -246,7 +264,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	vpxorq 32(%rdx), %ymm11, %ymm1
 	vpxorq 64(%rdx), %ymm11, %ymm2
 	vpxorq 96(%rdx), %ymm11, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
@@ -281,12 +299,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_vectors2:
 	vpxorq (%rdx), %ymm11, %ymm0
 	vpxorq 32(%rdx), %ymm11, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds3
 	vmovdqu64 (%rdx), %ymm9
 	valignq $2, %ymm8, %ymm9, %ymm9  # the block before each block
@@ -307,11 +332,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	jb .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_tail_block
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_vector:
 	vpxorq (%rdx), %ymm11, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds4
 	vmovdqu64 (%rdx), %ymm9
 	valignq $2, %ymm8, %ymm9, %ymm9  # the block before each block
@@ -329,10 +359,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	jz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_done
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_block:
 	vpxorq (%rdx), %xmm11, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc_rounds5
 	vpxorq %xmm12, %xmm8, %xmm9
 	vaesdeclast %xmm9, %xmm0, %xmm0
@@ -349,7 +382,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 32 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts, @function
@@ -357,6 +390,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_cbc:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm18  # k0
 	vbroadcasti32x4 224(%rdi), %ymm19  # kNr
 	vmovq (%r8), %xmm8  # the first block's tweak
@@ -417,7 +451,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 	vpternlogq $0x96, %ymm18, %ymm14, %ymm6
 	vmovdqu64 224(%rdx), %ymm7
 	vpternlogq $0x96, %ymm18, %ymm15, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesdec %ymm17, %ymm0, %ymm0
@@ -508,7 +542,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 	vpternlogq $0x96, %ymm18, %ymm10, %ymm2
 	vmovdqu64 96(%rdx), %ymm3
 	vpternlogq $0x96, %ymm18, %ymm11, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesdec %ymm17, %ymm0, %ymm0
@@ -569,12 +603,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 	vpternlogq $0x96, %ymm18, %ymm8, %ymm0
 	vmovdqu64 32(%rdx), %ymm1
 	vpternlogq $0x96, %ymm18, %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesdec %ymm17, %ymm0, %ymm0
 	vaesdec %ymm17, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm17
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm17
+	vaesdec %ymm17, %ymm0, %ymm0
+	vaesdec %ymm17, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds3
 	vpxorq %ymm19, %ymm8, %ymm16
 	vaesdeclast %ymm16, %ymm0, %ymm0
@@ -609,11 +650,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_vector:
 	vmovdqu64 (%rdx), %ymm0
 	vpternlogq $0x96, %ymm18, %ymm8, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesdec %ymm17, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm17
+	vaesdec %ymm17, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm17
+	vaesdec %ymm17, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds4
 	vpxorq %ymm19, %ymm8, %ymm16
 	vaesdeclast %ymm16, %ymm0, %ymm0
@@ -634,10 +680,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_block:
 	vmovdqu64 (%rdx), %xmm0
 	vpternlogq $0x96, %xmm18, %xmm8, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_dec_xts_rounds5
 	vpxorq %xmm19, %xmm8, %xmm16
 	vaesdeclast %xmm16, %xmm0, %xmm0

@@ -10,6 +10,7 @@
  *
  * 256-bit vectors (2 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
  * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers.
@@ -30,7 +31,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 32 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb, @function
@@ -38,6 +39,7 @@
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm9  # k0
 	vbroadcasti32x4 224(%rdi), %ymm10  # kNr
 	cmpq $16, %rcx
@@ -51,7 +53,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	vpxorq 160(%rdx), %ymm9, %ymm5
 	vpxorq 192(%rdx), %ymm9, %ymm6
 	vpxorq 224(%rdx), %ymm9, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
@@ -93,7 +95,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	vpxorq 32(%rdx), %ymm9, %ymm1
 	vpxorq 64(%rdx), %ymm9, %ymm2
 	vpxorq 96(%rdx), %ymm9, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
@@ -121,12 +123,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_vectors2:
 	vpxorq (%rdx), %ymm9, %ymm0
 	vpxorq 32(%rdx), %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds3
 	vaesenclast %ymm10, %ymm0, %ymm0
 	vaesenclast %ymm10, %ymm1, %ymm1
@@ -142,11 +151,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	jb .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_tail_block
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_vector:
 	vpxorq (%rdx), %ymm9, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds4
 	vaesenclast %ymm10, %ymm0, %ymm0
 	vmovdqu64 %ymm0, (%rsi)
@@ -160,10 +174,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	jz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_done
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_block:
 	vpxorq (%rdx), %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb_rounds5
 	vaesenclast %xmm10, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
@@ -177,7 +194,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb
 
-/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers; 32 AES instructions. */
+/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry, @function
@@ -185,6 +202,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ecb:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm12  # k0
 	vbroadcasti32x4 224(%rdi), %ymm13  # kNr
 	vmovdqu64 .Lconst(%rip), %ymm9  # byte reversal, kept in a register
@@ -220,7 +238,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm7, %ymm7
 	vpxorq %ymm12, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -278,7 +296,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm3, %ymm3
 	vpxorq %ymm12, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -314,12 +332,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm1, %ymm1
 	vpxorq %ymm12, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds3
 	vpxorq (%rdx), %ymm13, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
@@ -339,11 +364,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm8, %ymm0
 	vpxorq %ymm12, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds4
 	vpxorq (%rdx), %ymm13, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
@@ -360,10 +390,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	vpshufb %xmm9, %xmm8, %xmm0
 	vpxorq %xmm12, %xmm0, %xmm0
 	vpaddq .Lconst+640(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry_rounds5
 	vpxorq (%rdx), %xmm13, %xmm10
 	vaesenclast %xmm10, %xmm0, %xmm0
@@ -378,7 +411,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers; 2 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers; 4 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc, @function
@@ -386,6 +419,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_ctr_nocarry:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm3  # k0
 	vbroadcasti32x4 224(%rdi), %ymm4  # kNr
 	vmovdqu64 (%r8), %xmm0  # IV
@@ -394,10 +428,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_block:
 	vpxorq (%rdx), %xmm3, %xmm1
 	vpxorq %xmm1, %xmm0, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_rounds1:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_rounds1
 	vaesenclast %xmm4, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
@@ -420,6 +457,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes16:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm10  # k0
 	vbroadcasti32x4 224(%rdi), %ymm11  # kNr
 	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
@@ -474,7 +512,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes16:
 	movq 120(%rdx), %rax  # in[15]
 	vinserti32x4 $1, (%rax,%r9), %ymm8, %ymm8
 	vpternlogq $0x96, %ymm10, %ymm8, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes16_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm9
 	vaesenc %ymm9, %ymm0, %ymm0
@@ -552,6 +590,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes16:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm6  # k0
 	vbroadcasti32x4 224(%rdi), %ymm7  # kNr
 	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
@@ -582,7 +621,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8:
 	movq 56(%rdx), %rax  # in[7]
 	vinserti32x4 $1, (%rax,%r9), %ymm4, %ymm4
 	vpternlogq $0x96, %ymm6, %ymm4, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm5
 	vaesenc %ymm5, %ymm0, %ymm0
@@ -624,7 +663,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8
 
-/* cbc_lanes (4 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers; 4 AES instructions. */
+/* cbc_lanes (4 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers; 8 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4, @function
@@ -632,6 +671,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes8:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm4  # k0
 	vbroadcasti32x4 224(%rdi), %ymm5  # kNr
 	vmovdqu64 (%r8), %ymm0  # chain values of lanes 0..1
@@ -650,12 +690,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4:
 	movq 24(%rdx), %rax  # in[3]
 	vinserti32x4 $1, (%rax,%r9), %ymm2, %ymm2
 	vpternlogq $0x96, %ymm4, %ymm2, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm3
 	vaesenc %ymm3, %ymm0, %ymm0
 	vaesenc %ymm3, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4_rounds1:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm3
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm3
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4_rounds1
 	vaesenclast %ymm5, %ymm0, %ymm0
 	vaesenclast %ymm5, %ymm1, %ymm1
@@ -678,7 +725,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4
 
-/* gcm_seal: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 48 AES instructions. */
+/* gcm_seal: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 96 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal, @function
@@ -686,6 +733,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_cbc_lanes4:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm20  # k0
 	vbroadcasti32x4 224(%rdi), %ymm21  # kNr
 	vmovdqu64 .Lconst(%rip), %ymm10  # byte reversal, kept in a register
@@ -723,7 +771,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vpshufb %ymm10, %ymm7, %ymm7
 	vpxorq %ymm20, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds1:
 	vbroadcasti32x4 144(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -734,9 +782,27 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds1
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -747,7 +813,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds2
 	vpxorq (%rdx), %ymm21, %ymm11
 	vaesenclast %ymm11, %ymm0, %ymm0
@@ -803,7 +878,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vpshufb %ymm10, %ymm7, %ymm7
 	vpxorq %ymm20, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds3:
 	vbroadcasti32x4 144(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -814,7 +889,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds3
 	vmovdqu64 -256(%rsi), %ymm11  # ciphertext to hash
 	vpshufb %ymm10, %ymm11, %ymm11
@@ -855,7 +939,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vpclmulqdq $17, 128(%rax), %ymm17, %ymm15
 	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
 	vpshufd $78, %ymm17, %ymm15
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds4:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -866,7 +959,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_rounds4
 	vpxorq %ymm15, %ymm17, %ymm15
 	vpclmulqdq $0, 384(%rax), %ymm15, %ymm15
@@ -1023,7 +1125,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal
 
-/* gcm_open: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 24 AES instructions. */
+/* gcm_open: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 48 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open, @function
@@ -1031,6 +1133,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm20  # k0
 	vbroadcasti32x4 224(%rdi), %ymm21  # kNr
 	vmovdqu64 .Lconst(%rip), %ymm10  # byte reversal, kept in a register
@@ -1069,7 +1172,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	vpshufb %ymm10, %ymm7, %ymm7
 	vpxorq %ymm20, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open_rounds1:
 	vbroadcasti32x4 144(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -1080,7 +1183,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open_rounds1
 	vmovdqu64 (%rdx), %ymm11  # ciphertext to hash
 	vpshufb %ymm10, %ymm11, %ymm11
@@ -1121,7 +1233,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	vpclmulqdq $17, 128(%rax), %ymm17, %ymm15
 	vpternlogq $0x96, %ymm15, %ymm16, %ymm13
 	vpshufd $78, %ymm17, %ymm15
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm19
 	vaesenc %ymm19, %ymm0, %ymm0
@@ -1132,7 +1253,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	vaesenc %ymm19, %ymm5, %ymm5
 	vaesenc %ymm19, %ymm6, %ymm6
 	vaesenc %ymm19, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %ymm19
+	vaesenc %ymm19, %ymm0, %ymm0
+	vaesenc %ymm19, %ymm1, %ymm1
+	vaesenc %ymm19, %ymm2, %ymm2
+	vaesenc %ymm19, %ymm3, %ymm3
+	vaesenc %ymm19, %ymm4, %ymm4
+	vaesenc %ymm19, %ymm5, %ymm5
+	vaesenc %ymm19, %ymm6, %ymm6
+	vaesenc %ymm19, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open_rounds2
 	vpxorq %ymm15, %ymm17, %ymm15
 	vpclmulqdq $0, 384(%rax), %ymm15, %ymm15
@@ -1210,7 +1340,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open, .-aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 32 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts
 	.hidden aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts
 	.type aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts, @function
@@ -1218,6 +1348,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_open:
 aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %ymm18  # k0
 	vbroadcasti32x4 224(%rdi), %ymm19  # kNr
 	vmovq (%r8), %xmm8  # the first block's tweak
@@ -1278,7 +1409,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 	vpternlogq $0x96, %ymm18, %ymm14, %ymm6
 	vmovdqu64 224(%rdx), %ymm7
 	vpternlogq $0x96, %ymm18, %ymm15, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesenc %ymm17, %ymm0, %ymm0
@@ -1369,7 +1500,7 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 	vpternlogq $0x96, %ymm18, %ymm10, %ymm2
 	vmovdqu64 96(%rdx), %ymm3
 	vpternlogq $0x96, %ymm18, %ymm11, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesenc %ymm17, %ymm0, %ymm0
@@ -1430,12 +1561,19 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 	vpternlogq $0x96, %ymm18, %ymm8, %ymm0
 	vmovdqu64 32(%rdx), %ymm1
 	vpternlogq $0x96, %ymm18, %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesenc %ymm17, %ymm0, %ymm0
 	vaesenc %ymm17, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm17
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	vbroadcasti32x4 240(%rdi,%r11), %ymm17
+	vaesenc %ymm17, %ymm0, %ymm0
+	vaesenc %ymm17, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds3
 	vpxorq %ymm19, %ymm8, %ymm16
 	vaesenclast %ymm16, %ymm0, %ymm0
@@ -1470,11 +1608,16 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_vector:
 	vmovdqu64 (%rdx), %ymm0
 	vpternlogq $0x96, %ymm18, %ymm8, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %ymm17
 	vaesenc %ymm17, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %ymm17
+	vaesenc %ymm17, %ymm0, %ymm0
+	vbroadcasti32x4 240(%rdi,%r11), %ymm17
+	vaesenc %ymm17, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds4
 	vpxorq %ymm19, %ymm8, %ymm16
 	vaesenclast %ymm16, %ymm0, %ymm0
@@ -1495,10 +1638,13 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts:
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_block:
 	vmovdqu64 (%rdx), %xmm0
 	vpternlogq $0x96, %xmm18, %xmm8, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_xts_rounds5
 	vpxorq %xmm19, %xmm8, %xmm16
 	vaesenclast %xmm16, %xmm0, %xmm0

@@ -10,6 +10,7 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers.
  * xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers.
@@ -23,7 +24,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 32 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_dec_ecb
 	.hidden aesgen_x86_64_vaes256_x8_loop1_dec_ecb
 	.type aesgen_x86_64_vaes256_x8_loop1_dec_ecb, @function
@@ -31,6 +32,7 @@
 aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm9  # k0
 	vbroadcasti128 224(%rdi), %ymm10  # kNr
 	cmpq $16, %rcx
@@ -44,7 +46,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	vpxor 160(%rdx), %ymm9, %ymm5
 	vpxor 192(%rdx), %ymm9, %ymm6
 	vpxor 224(%rdx), %ymm9, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
@@ -86,7 +88,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	vpxor 32(%rdx), %ymm9, %ymm1
 	vpxor 64(%rdx), %ymm9, %ymm2
 	vpxor 96(%rdx), %ymm9, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
@@ -114,12 +116,19 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_vectors2:
 	vpxor (%rdx), %ymm9, %ymm0
 	vpxor 32(%rdx), %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
 	vaesdec %ymm8, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vaesdec %ymm8, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds3
 	vaesdeclast %ymm10, %ymm0, %ymm0
 	vaesdeclast %ymm10, %ymm1, %ymm1
@@ -135,11 +144,16 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	jb .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_tail_block
 .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_vector:
 	vpxor (%rdx), %ymm9, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesdec %ymm8, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm8
+	vaesdec %ymm8, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds4
 	vaesdeclast %ymm10, %ymm0, %ymm0
 	vmovdqu %ymm0, (%rsi)
@@ -153,10 +167,13 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	jz .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_done
 .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_block:
 	vpxor (%rdx), %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_ecb_rounds5
 	vaesdeclast %xmm10, %xmm0, %xmm0
 	vmovdqu %xmm0, (%rsi)
@@ -170,7 +187,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_dec_ecb, .-aesgen_x86_64_vaes256_x8_loop1_dec_ecb
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers; 32 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_dec_cbc
 	.hidden aesgen_x86_64_vaes256_x8_loop1_dec_cbc
 	.type aesgen_x86_64_vaes256_x8_loop1_dec_cbc, @function
@@ -178,6 +195,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_ecb:
 aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm11  # k0
 	vbroadcasti128 224(%rdi), %ymm12  # kNr
 	vbroadcasti128 (%r8), %ymm8  # IV in every lane
@@ -192,7 +210,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	vpxor 160(%rdx), %ymm11, %ymm5
 	vpxor 192(%rdx), %ymm11, %ymm6
 	vpxor 224(%rdx), %ymm11, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
@@ -245,7 +263,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	vpxor 32(%rdx), %ymm11, %ymm1
 	vpxor 64(%rdx), %ymm11, %ymm2
 	vpxor 96(%rdx), %ymm11, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
@@ -280,12 +298,19 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_vectors2:
 	vpxor (%rdx), %ymm11, %ymm0
 	vpxor 32(%rdx), %ymm11, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
 	vaesdec %ymm10, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vaesdec %ymm10, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds3
 	vmovdqu (%rdx), %ymm9
 	vperm2i128 $0x21, %ymm9, %ymm8, %ymm9  # the block before each block
@@ -306,11 +331,16 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	jb .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_tail_block
 .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_vector:
 	vpxor (%rdx), %ymm11, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm10
 	vaesdec %ymm10, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm10
+	vaesdec %ymm10, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds4
 	vmovdqu (%rdx), %ymm9
 	vperm2i128 $0x21, %ymm9, %ymm8, %ymm9  # the block before each block
@@ -328,10 +358,13 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	jz .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_done
 .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_block:
 	vpxor (%rdx), %xmm11, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_cbc_rounds5
 	vpxor %xmm12, %xmm8, %xmm9
 	vaesdeclast %xmm9, %xmm0, %xmm0
@@ -348,7 +381,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_dec_cbc, .-aesgen_x86_64_vaes256_x8_loop1_dec_cbc
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 32 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_dec_xts
 	.hidden aesgen_x86_64_vaes256_x8_loop1_dec_xts
 	.type aesgen_x86_64_vaes256_x8_loop1_dec_xts, @function
@@ -356,6 +389,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_cbc:
 aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm12  # k0
 	vbroadcasti128 224(%rdi), %ymm13  # kNr
 	vmovq (%r8), %xmm8  # the first block's tweak
@@ -438,7 +472,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	vpclmulqdq $0, .Lconst+64(%rip), %ymm9, %ymm9  # the top 16 bits times 0x87
 	vpslldq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesdec %ymm11, %ymm0, %ymm0
@@ -518,7 +552,7 @@ aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	vpclmulqdq $0, .Lconst+64(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
 	vpslldq $1, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesdec %ymm11, %ymm0, %ymm0
@@ -566,12 +600,19 @@ aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	vpsllq $4, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesdec %ymm11, %ymm0, %ymm0
 	vaesdec %ymm11, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesdec %ymm11, %ymm0, %ymm0
+	vaesdec %ymm11, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds3
 	vpxor (%rsi), %ymm13, %ymm9
 	vaesdeclast %ymm9, %ymm0, %ymm0
@@ -597,11 +638,16 @@ aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	vpsllq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesdec %ymm11, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesdec %ymm11, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesdec %ymm11, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds4
 	vpxor (%rsi), %ymm13, %ymm9
 	vaesdeclast %ymm9, %ymm0, %ymm0
@@ -624,10 +670,13 @@ aesgen_x86_64_vaes256_x8_loop1_dec_xts:
 	vpsllq $1, %xmm8, %xmm8
 	vpxor %xmm9, %xmm8, %xmm8
 	vpxor %xmm10, %xmm8, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds5:
+	vaesdec 224(%rdi,%r11), %xmm0, %xmm0
+	vaesdec 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_dec_xts_rounds5
 	vpxor (%rsi), %xmm13, %xmm9
 	vaesdeclast %xmm9, %xmm0, %xmm0

@@ -10,6 +10,7 @@
  *
  * 256-bit vectors (2 blocks each), VEX encoding, 16 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (16 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers.
  * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers.
@@ -29,7 +30,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 32 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_ecb
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_ecb
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_ecb, @function
@@ -37,6 +38,7 @@
 aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm9  # k0
 	vbroadcasti128 224(%rdi), %ymm10  # kNr
 	cmpq $16, %rcx
@@ -50,7 +52,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	vpxor 160(%rdx), %ymm9, %ymm5
 	vpxor 192(%rdx), %ymm9, %ymm6
 	vpxor 224(%rdx), %ymm9, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
@@ -92,7 +94,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	vpxor 32(%rdx), %ymm9, %ymm1
 	vpxor 64(%rdx), %ymm9, %ymm2
 	vpxor 96(%rdx), %ymm9, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
@@ -120,12 +122,19 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_vectors2:
 	vpxor (%rdx), %ymm9, %ymm0
 	vpxor 32(%rdx), %ymm9, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
 	vaesenc %ymm8, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vaesenc %ymm8, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds3
 	vaesenclast %ymm10, %ymm0, %ymm0
 	vaesenclast %ymm10, %ymm1, %ymm1
@@ -141,11 +150,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	jb .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_tail_block
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_vector:
 	vpxor (%rdx), %ymm9, %ymm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm8
 	vaesenc %ymm8, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm8
+	vaesenc %ymm8, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds4
 	vaesenclast %ymm10, %ymm0, %ymm0
 	vmovdqu %ymm0, (%rsi)
@@ -159,10 +173,13 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	jz .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_done
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_block:
 	vpxor (%rdx), %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ecb_rounds5
 	vaesenclast %xmm10, %xmm0, %xmm0
 	vmovdqu %xmm0, (%rsi)
@@ -176,7 +193,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_ecb, .-aesgen_x86_64_vaes256_x8_loop1_enc_ecb
 
-/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers; 32 AES instructions. */
+/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry, @function
@@ -184,6 +201,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ecb:
 aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm12  # k0
 	vbroadcasti128 224(%rdi), %ymm13  # kNr
 	vmovdqu .Lconst(%rip), %ymm9  # byte reversal, kept in a register
@@ -219,7 +237,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm7, %ymm7
 	vpxor %ymm12, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -277,7 +295,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm3, %ymm3
 	vpxor %ymm12, %ymm3, %ymm3
 	vpaddq .Lconst+320(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -313,12 +331,19 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm1, %ymm1
 	vpxor %ymm12, %ymm1, %ymm1
 	vpaddq .Lconst+192(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds3
 	vpxor (%rdx), %ymm13, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
@@ -338,11 +363,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	vpshufb %ymm9, %ymm8, %ymm0
 	vpxor %ymm12, %ymm0, %ymm0
 	vpaddq .Lconst+128(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds4
 	vpxor (%rdx), %ymm13, %ymm10
 	vaesenclast %ymm10, %ymm0, %ymm0
@@ -359,10 +389,13 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	vpshufb %xmm9, %xmm8, %xmm0
 	vpxor %xmm12, %xmm0, %xmm0
 	vpaddq .Lconst+640(%rip), %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry_rounds5
 	vpxor (%rdx), %xmm13, %xmm10
 	vaesenclast %xmm10, %xmm0, %xmm0
@@ -377,7 +410,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry, .-aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers; 2 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 16 registers; 4 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_cbc
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_cbc
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_cbc, @function
@@ -385,6 +418,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_ctr_nocarry:
 aesgen_x86_64_vaes256_x8_loop1_enc_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm3  # k0
 	vbroadcasti128 224(%rdi), %ymm4  # kNr
 	vmovdqu (%r8), %xmm0  # IV
@@ -393,10 +427,13 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc:
 .Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_block:
 	vpxor (%rdx), %xmm3, %xmm1
 	vpxor %xmm1, %xmm0, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_rounds1:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_rounds1
 	vaesenclast %xmm4, %xmm0, %xmm0
 	vmovdqu %xmm0, (%rsi)
@@ -419,6 +456,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc:
 aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes16:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm10  # k0
 	vbroadcasti128 224(%rdi), %ymm11  # kNr
 	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
@@ -481,7 +519,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes16:
 	vinserti128 $1, (%rax,%r9), %ymm8, %ymm8
 	vpxor %ymm8, %ymm7, %ymm7
 	vpxor %ymm10, %ymm7, %ymm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes16_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm9
 	vaesenc %ymm9, %ymm0, %ymm0
@@ -559,6 +597,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes16:
 aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm6  # k0
 	vbroadcasti128 224(%rdi), %ymm7  # kNr
 	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
@@ -593,7 +632,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8:
 	vinserti128 $1, (%rax,%r9), %ymm4, %ymm4
 	vpxor %ymm4, %ymm3, %ymm3
 	vpxor %ymm6, %ymm3, %ymm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm5
 	vaesenc %ymm5, %ymm0, %ymm0
@@ -635,7 +674,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8, .-aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8
 
-/* cbc_lanes (4 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers; 4 AES instructions. */
+/* cbc_lanes (4 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 16 registers; 8 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4, @function
@@ -643,6 +682,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes8:
 aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm4  # k0
 	vbroadcasti128 224(%rdi), %ymm5  # kNr
 	vmovdqu (%r8), %ymm0  # chain values of lanes 0..1
@@ -663,12 +703,19 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4:
 	vinserti128 $1, (%rax,%r9), %ymm2, %ymm2
 	vpxor %ymm2, %ymm1, %ymm1
 	vpxor %ymm4, %ymm1, %ymm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm3
 	vaesenc %ymm3, %ymm0, %ymm0
 	vaesenc %ymm3, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4_rounds1:
+	vbroadcasti128 224(%rdi,%r11), %ymm3
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm3
+	vaesenc %ymm3, %ymm0, %ymm0
+	vaesenc %ymm3, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4_rounds1
 	vaesenclast %ymm5, %ymm0, %ymm0
 	vaesenclast %ymm5, %ymm1, %ymm1
@@ -691,7 +738,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4, .-aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4
 
-/* gcm_seal: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 48 AES instructions. */
+/* gcm_seal: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 96 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal, @function
@@ -699,6 +746,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_cbc_lanes4:
 aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
@@ -734,7 +782,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
 	vpxor %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds1:
 	vbroadcasti128 144(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -745,9 +793,27 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 160(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds1
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti128 144(%rdi), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -758,7 +824,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 240(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds2
 	vbroadcasti128 224(%rdi), %ymm15  # stream kNr
 	vpxor (%rdx), %ymm15, %ymm10
@@ -816,7 +891,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
 	vpxor %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds3:
 	vbroadcasti128 144(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -827,7 +902,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 160(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds3
 	vmovdqu -256(%rsi), %ymm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm10, %ymm10
@@ -874,7 +958,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
 	vpxor %ymm14, %ymm12, %ymm12
 	vpshufd $78, %ymm13, %ymm14
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti128 144(%rdi), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds4:
 	vbroadcasti128 224(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -885,7 +978,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 240(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_rounds4
 	vpxor %ymm14, %ymm13, %ymm13
 	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
@@ -1061,7 +1163,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal, .-aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal
 
-/* gcm_open: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 24 AES instructions. */
+/* gcm_open: streamed: every round key streamed through one rotating register, the middle ones by the round loop; 8 data, 2 loop-carried, 5 temporaries; 16 of 16 registers; 48 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open, @function
@@ -1069,6 +1171,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vmovq (%r8), %xmm8  # the counter block
 	vmovhps 8(%r8), %xmm8, %xmm8
 	vpermq $0x44, %ymm8, %ymm8  # in every lane
@@ -1105,7 +1208,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	vpshufb .Lconst(%rip), %ymm7, %ymm7
 	vpxor %ymm15, %ymm7, %ymm7
 	vpaddq .Lconst+576(%rip), %ymm8, %ymm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_open_rounds1:
 	vbroadcasti128 144(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -1116,7 +1219,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 160(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_open_rounds1
 	vmovdqu (%rdx), %ymm10  # ciphertext to hash
 	vpshufb .Lconst(%rip), %ymm10, %ymm10
@@ -1163,7 +1275,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	vpclmulqdq $17, 128(%rax), %ymm13, %ymm14
 	vpxor %ymm14, %ymm12, %ymm12
 	vpshufd $78, %ymm13, %ymm14
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti128 144(%rdi), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_open_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm15
 	vaesenc %ymm15, %ymm0, %ymm0
@@ -1174,7 +1295,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	vaesenc %ymm15, %ymm5, %ymm5
 	vaesenc %ymm15, %ymm6, %ymm6
 	vaesenc %ymm15, %ymm7, %ymm7
-	addq $16, %r11
+	vbroadcasti128 240(%rdi,%r11), %ymm15
+	vaesenc %ymm15, %ymm0, %ymm0
+	vaesenc %ymm15, %ymm1, %ymm1
+	vaesenc %ymm15, %ymm2, %ymm2
+	vaesenc %ymm15, %ymm3, %ymm3
+	vaesenc %ymm15, %ymm4, %ymm4
+	vaesenc %ymm15, %ymm5, %ymm5
+	vaesenc %ymm15, %ymm6, %ymm6
+	vaesenc %ymm15, %ymm7, %ymm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_open_rounds2
 	vpxor %ymm14, %ymm13, %ymm13
 	vpclmulqdq $0, 384(%rax), %ymm13, %ymm13
@@ -1259,7 +1389,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open, .-aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 32 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 2 temporaries; 14 of 16 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes256_x8_loop1_enc_xts
 	.hidden aesgen_x86_64_vaes256_x8_loop1_enc_xts
 	.type aesgen_x86_64_vaes256_x8_loop1_enc_xts, @function
@@ -1267,6 +1397,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_open:
 aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti128 (%rdi), %ymm12  # k0
 	vbroadcasti128 224(%rdi), %ymm13  # kNr
 	vmovq (%r8), %xmm8  # the first block's tweak
@@ -1349,7 +1480,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	vpclmulqdq $0, .Lconst+832(%rip), %ymm9, %ymm9  # the top 16 bits times 0x87
 	vpslldq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds1:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -1429,7 +1560,7 @@ aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	vpclmulqdq $0, .Lconst+832(%rip), %ymm9, %ymm9  # the top 8 bits times 0x87
 	vpslldq $1, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds2:
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
@@ -1477,12 +1608,19 @@ aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	vpsllq $4, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	vaesenc %ymm11, %ymm1, %ymm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds3:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vaesenc %ymm11, %ymm1, %ymm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds3
 	vpxor (%rsi), %ymm13, %ymm9
 	vaesenclast %ymm9, %ymm0, %ymm0
@@ -1508,11 +1646,16 @@ aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	vpsllq $2, %ymm8, %ymm8
 	vpxor %ymm9, %ymm8, %ymm8
 	vpxor %ymm10, %ymm8, %ymm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti128 224(%rdi,%r11), %ymm11
 	vaesenc %ymm11, %ymm0, %ymm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds4:
+	vbroadcasti128 224(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	vbroadcasti128 240(%rdi,%r11), %ymm11
+	vaesenc %ymm11, %ymm0, %ymm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds4
 	vpxor (%rsi), %ymm13, %ymm9
 	vaesenclast %ymm9, %ymm0, %ymm0
@@ -1535,10 +1678,13 @@ aesgen_x86_64_vaes256_x8_loop1_enc_xts:
 	vpsllq $1, %xmm8, %xmm8
 	vpxor %xmm9, %xmm8, %xmm8
 	vpxor %xmm10, %xmm8, %xmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes256_x8_loop1_enc_xts_rounds5
 	vpxor (%rsi), %xmm13, %xmm9
 	vaesenclast %xmm9, %xmm0, %xmm0

@@ -10,6 +10,7 @@
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
  * ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers.
@@ -30,7 +31,7 @@
 
 	.text
 
-/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 32 AES instructions. */
+/* ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_ecb
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_ecb
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_ecb, @function
@@ -38,6 +39,7 @@
 aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm9  # k0
 	vbroadcasti32x4 224(%rdi), %zmm10  # kNr
 	cmpq $32, %rcx
@@ -51,7 +53,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	vpxorq 320(%rdx), %zmm9, %zmm5
 	vpxorq 384(%rdx), %zmm9, %zmm6
 	vpxorq 448(%rdx), %zmm9, %zmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm8
 	vaesenc %zmm8, %zmm0, %zmm0
@@ -93,7 +95,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	vpxorq 64(%rdx), %zmm9, %zmm1
 	vpxorq 128(%rdx), %zmm9, %zmm2
 	vpxorq 192(%rdx), %zmm9, %zmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm8
 	vaesenc %zmm8, %zmm0, %zmm0
@@ -121,12 +123,19 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_vectors2:
 	vpxorq (%rdx), %zmm9, %zmm0
 	vpxorq 64(%rdx), %zmm9, %zmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm8
 	vaesenc %zmm8, %zmm0, %zmm0
 	vaesenc %zmm8, %zmm1, %zmm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm8
+	vaesenc %zmm8, %zmm0, %zmm0
+	vaesenc %zmm8, %zmm1, %zmm1
+	vbroadcasti32x4 240(%rdi,%r11), %zmm8
+	vaesenc %zmm8, %zmm0, %zmm0
+	vaesenc %zmm8, %zmm1, %zmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds3
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vaesenclast %zmm10, %zmm1, %zmm1
@@ -142,11 +151,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	jb .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_tail_block
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_vector:
 	vpxorq (%rdx), %zmm9, %zmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm8
 	vaesenc %zmm8, %zmm0, %zmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm8
+	vaesenc %zmm8, %zmm0, %zmm0
+	vbroadcasti32x4 240(%rdi,%r11), %zmm8
+	vaesenc %zmm8, %zmm0, %zmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds4
 	vaesenclast %zmm10, %zmm0, %zmm0
 	vmovdqu64 %zmm0, (%rsi)
@@ -160,10 +174,13 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	jz .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_done
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_block:
 	vpxorq (%rdx), %xmm9, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ecb_rounds5
 	vaesenclast %xmm10, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
@@ -177,7 +194,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_ecb, .-aesgen_x86_64_vaes512_x8_loop1_enc_ecb
 
-/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers; 32 AES instructions. */
+/* ctr: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 2 loop-carried, 1 temporary; 14 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry, @function
@@ -185,6 +202,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ecb:
 aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm12  # k0
 	vbroadcasti32x4 224(%rdi), %zmm13  # kNr
 	vmovdqu64 .Lconst(%rip), %zmm9  # byte reversal, kept in a register
@@ -220,7 +238,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	vpshufb %zmm9, %zmm7, %zmm7
 	vpxorq %zmm12, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm11
 	vaesenc %zmm11, %zmm0, %zmm0
@@ -278,7 +296,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	vpshufb %zmm9, %zmm3, %zmm3
 	vpxorq %zmm12, %zmm3, %zmm3
 	vpaddq .Lconst+320(%rip), %zmm8, %zmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm11
 	vaesenc %zmm11, %zmm0, %zmm0
@@ -314,12 +332,19 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	vpshufb %zmm9, %zmm1, %zmm1
 	vpxorq %zmm12, %zmm1, %zmm1
 	vpaddq .Lconst+192(%rip), %zmm8, %zmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm11
 	vaesenc %zmm11, %zmm0, %zmm0
 	vaesenc %zmm11, %zmm1, %zmm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm11
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	vbroadcasti32x4 240(%rdi,%r11), %zmm11
+	vaesenc %zmm11, %zmm0, %zmm0
+	vaesenc %zmm11, %zmm1, %zmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds3
 	vpxorq (%rdx), %zmm13, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
@@ -339,11 +364,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	vpshufb %zmm9, %zmm8, %zmm0
 	vpxorq %zmm12, %zmm0, %zmm0
 	vpaddq .Lconst+128(%rip), %zmm8, %zmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm11
 	vaesenc %zmm11, %zmm0, %zmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm11
+	vaesenc %zmm11, %zmm0, %zmm0
+	vbroadcasti32x4 240(%rdi,%r11), %zmm11
+	vaesenc %zmm11, %zmm0, %zmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds4
 	vpxorq (%rdx), %zmm13, %zmm10
 	vaesenclast %zmm10, %zmm0, %zmm0
@@ -360,10 +390,13 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	vpshufb %xmm9, %xmm8, %xmm0
 	vpxorq %xmm12, %xmm0, %xmm0
 	vpaddq .Lconst+640(%rip), %zmm8, %zmm8
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry_rounds5
 	vpxorq (%rdx), %xmm13, %xmm10
 	vaesenclast %xmm10, %xmm0, %xmm0
@@ -378,7 +411,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry, .-aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry
 
-/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers; 2 AES instructions. */
+/* cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 1 data, 0 loop-carried, 1 temporary; 5 of 32 registers; 4 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_cbc
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_cbc
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_cbc, @function
@@ -386,6 +419,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_ctr_nocarry:
 aesgen_x86_64_vaes512_x8_loop1_enc_cbc:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm3  # k0
 	vbroadcasti32x4 224(%rdi), %zmm4  # kNr
 	vmovdqu64 (%r8), %xmm0  # IV
@@ -394,10 +428,13 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc:
 .Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_block:
 	vpxorq (%rdx), %xmm3, %xmm1
 	vpxorq %xmm1, %xmm0, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_rounds1:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_rounds1
 	vaesenclast %xmm4, %xmm0, %xmm0
 	vmovdqu64 %xmm0, (%rsi)
@@ -420,6 +457,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc:
 aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm10  # k0
 	vbroadcasti32x4 224(%rdi), %zmm11  # kNr
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
@@ -506,7 +544,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32:
 	movq 248(%rdx), %rax  # in[31]
 	vinserti32x4 $3, (%rax,%r9), %zmm8, %zmm8
 	vpternlogq $0x96, %zmm10, %zmm8, %zmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm9
 	vaesenc %zmm9, %zmm0, %zmm0
@@ -616,6 +654,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes32:
 aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm6  # k0
 	vbroadcasti32x4 224(%rdi), %zmm7  # kNr
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
@@ -662,7 +701,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16:
 	movq 120(%rdx), %rax  # in[15]
 	vinserti32x4 $3, (%rax,%r9), %zmm4, %zmm4
 	vpternlogq $0x96, %zmm6, %zmm4, %zmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm5
 	vaesenc %zmm5, %zmm0, %zmm0
@@ -720,7 +759,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16, .-aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16
 
-/* cbc_lanes (8 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers; 4 AES instructions. */
+/* cbc_lanes (8 lanes): ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 2 data, 0 loop-carried, 1 temporary; 6 of 32 registers; 8 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8, @function
@@ -728,6 +767,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes16:
 aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm4  # k0
 	vbroadcasti32x4 224(%rdi), %zmm5  # kNr
 	vmovdqu64 (%r8), %zmm0  # chain values of lanes 0..3
@@ -754,12 +794,19 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8:
 	movq 56(%rdx), %rax  # in[7]
 	vinserti32x4 $3, (%rax,%r9), %zmm2, %zmm2
 	vpternlogq $0x96, %zmm4, %zmm2, %zmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8_rounds1:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm3
 	vaesenc %zmm3, %zmm0, %zmm0
 	vaesenc %zmm3, %zmm1, %zmm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8_rounds1:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm3
+	vaesenc %zmm3, %zmm0, %zmm0
+	vaesenc %zmm3, %zmm1, %zmm1
+	vbroadcasti32x4 240(%rdi,%r11), %zmm3
+	vaesenc %zmm3, %zmm0, %zmm0
+	vaesenc %zmm3, %zmm1, %zmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8_rounds1
 	vaesenclast %zmm5, %zmm0, %zmm0
 	vaesenclast %zmm5, %zmm1, %zmm1
@@ -790,7 +837,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8, .-aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8
 
-/* gcm_seal: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 48 AES instructions. */
+/* gcm_seal: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 96 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal, @function
@@ -798,6 +845,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_cbc_lanes8:
 aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm20  # k0
 	vbroadcasti32x4 224(%rdi), %zmm21  # kNr
 	vmovdqu64 .Lconst(%rip), %zmm10  # byte reversal, kept in a register
@@ -835,7 +883,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vpshufb %zmm10, %zmm7, %zmm7
 	vpxorq %zmm20, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds1:
 	vbroadcasti32x4 144(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -846,9 +894,27 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds1
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -859,7 +925,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds2
 	vpxorq (%rdx), %zmm21, %zmm11
 	vaesenclast %zmm11, %zmm0, %zmm0
@@ -915,7 +990,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vpshufb %zmm10, %zmm7, %zmm7
 	vpxorq %zmm20, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds3:
 	vbroadcasti32x4 144(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -926,7 +1001,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds3
 	vmovdqu64 -512(%rsi), %zmm11  # ciphertext to hash
 	vpshufb %zmm10, %zmm11, %zmm11
@@ -968,7 +1052,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vpternlogq $0x96, %zmm15, %zmm16, %zmm13
 	vpshufd $78, %zmm17, %zmm15
 	vpxorq %zmm15, %zmm17, %zmm15
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds4:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -979,7 +1072,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal_rounds4
 	vpclmulqdq $16, 512(%rax), %zmm15, %zmm15
 	vpternlogq $0x96, %zmm15, %zmm14, %zmm11
@@ -1141,7 +1243,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal, .-aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal
 
-/* gcm_open: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 24 AES instructions. */
+/* gcm_open: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 3 loop-carried, 8 temporaries; 22 of 32 registers; 48 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open, @function
@@ -1149,6 +1251,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_seal:
 aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	.cfi_startproc
 	endbr64
+	movq 248(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm20  # k0
 	vbroadcasti32x4 224(%rdi), %zmm21  # kNr
 	vmovdqu64 .Lconst(%rip), %zmm10  # byte reversal, kept in a register
@@ -1187,7 +1290,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	vpshufb %zmm10, %zmm7, %zmm7
 	vpxorq %zmm20, %zmm7, %zmm7
 	vpaddq .Lconst+576(%rip), %zmm8, %zmm8
-	movq 248(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_open_rounds1:
 	vbroadcasti32x4 144(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -1198,7 +1301,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 160(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_open_rounds1
 	vmovdqu64 (%rdx), %zmm11  # ciphertext to hash
 	vpshufb %zmm10, %zmm11, %zmm11
@@ -1240,7 +1352,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	vpternlogq $0x96, %zmm15, %zmm16, %zmm13
 	vpshufd $78, %zmm17, %zmm15
 	vpxorq %zmm15, %zmm17, %zmm15
-	movq $-80, %r11  # round loop over the last 5 middle keys
+	vbroadcasti32x4 144(%rdi), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	movq $-64, %r11  # round loop over the last 4 middle keys
 .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_open_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm19
 	vaesenc %zmm19, %zmm0, %zmm0
@@ -1251,7 +1372,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	vaesenc %zmm19, %zmm5, %zmm5
 	vaesenc %zmm19, %zmm6, %zmm6
 	vaesenc %zmm19, %zmm7, %zmm7
-	addq $16, %r11
+	vbroadcasti32x4 240(%rdi,%r11), %zmm19
+	vaesenc %zmm19, %zmm0, %zmm0
+	vaesenc %zmm19, %zmm1, %zmm1
+	vaesenc %zmm19, %zmm2, %zmm2
+	vaesenc %zmm19, %zmm3, %zmm3
+	vaesenc %zmm19, %zmm4, %zmm4
+	vaesenc %zmm19, %zmm5, %zmm5
+	vaesenc %zmm19, %zmm6, %zmm6
+	vaesenc %zmm19, %zmm7, %zmm7
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_gcm_open_rounds2
 	vpclmulqdq $16, 512(%rax), %zmm15, %zmm15
 	vpternlogq $0x96, %zmm15, %zmm14, %zmm11
@@ -1331,7 +1461,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 	.cfi_endproc
 	.size aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open, .-aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open
 
-/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 32 AES instructions. */
+/* xts: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 8 loop-carried, 1 temporary; 20 of 32 registers; 40 AES instructions. */
 	.globl aesgen_x86_64_vaes512_x8_loop1_enc_xts
 	.hidden aesgen_x86_64_vaes512_x8_loop1_enc_xts
 	.type aesgen_x86_64_vaes512_x8_loop1_enc_xts, @function
@@ -1339,6 +1469,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_gcm_open:
 aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 	.cfi_startproc
 	endbr64
+	movq 240(%rdi), %r10  # the round loops' start, from the schedule
 	vbroadcasti32x4 (%rdi), %zmm18  # k0
 	vbroadcasti32x4 224(%rdi), %zmm19  # kNr
 	vmovq (%r8), %xmm8  # the first block's tweak
@@ -1397,7 +1528,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 	vpternlogq $0x96, %zmm18, %zmm14, %zmm6
 	vmovdqu64 448(%rdx), %zmm7
 	vpternlogq $0x96, %zmm18, %zmm15, %zmm7
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds1:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm17
 	vaesenc %zmm17, %zmm0, %zmm0
@@ -1478,7 +1609,7 @@ aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 	vpternlogq $0x96, %zmm18, %zmm10, %zmm2
 	vmovdqu64 192(%rdx), %zmm3
 	vpternlogq $0x96, %zmm18, %zmm11, %zmm3
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
+	movq %r10, %r11  # round loop from k1
 .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds2:
 	vbroadcasti32x4 224(%rdi,%r11), %zmm17
 	vaesenc %zmm17, %zmm0, %zmm0
@@ -1531,12 +1662,19 @@ aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 	vpternlogq $0x96, %zmm18, %zmm8, %zmm0
 	vmovdqu64 64(%rdx), %zmm1
 	vpternlogq $0x96, %zmm18, %zmm9, %zmm1
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds3:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm17
 	vaesenc %zmm17, %zmm0, %zmm0
 	vaesenc %zmm17, %zmm1, %zmm1
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds3:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm17
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	vbroadcasti32x4 240(%rdi,%r11), %zmm17
+	vaesenc %zmm17, %zmm0, %zmm0
+	vaesenc %zmm17, %zmm1, %zmm1
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds3
 	vpxorq %zmm19, %zmm8, %zmm16
 	vaesenclast %zmm16, %zmm0, %zmm0
@@ -1569,11 +1707,16 @@ aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_vector:
 	vmovdqu64 (%rdx), %zmm0
 	vpternlogq $0x96, %zmm18, %zmm8, %zmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds4:
+	movq %r10, %r11  # round loop from k1
 	vbroadcasti32x4 224(%rdi,%r11), %zmm17
 	vaesenc %zmm17, %zmm0, %zmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds4:
+	vbroadcasti32x4 224(%rdi,%r11), %zmm17
+	vaesenc %zmm17, %zmm0, %zmm0
+	vbroadcasti32x4 240(%rdi,%r11), %zmm17
+	vaesenc %zmm17, %zmm0, %zmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds4
 	vpxorq %zmm19, %zmm8, %zmm16
 	vaesenclast %zmm16, %zmm0, %zmm0
@@ -1594,10 +1737,13 @@ aesgen_x86_64_vaes512_x8_loop1_enc_xts:
 .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_block:
 	vmovdqu64 (%rdx), %xmm0
 	vpternlogq $0x96, %xmm18, %xmm8, %xmm0
-	movq 240(%rdi), %r11  # round loop from k1: its start, from the schedule
-.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds5:
+	movq %r10, %r11  # round loop from k1
 	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
 	addq $16, %r11
+.Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds5:
+	vaesenc 224(%rdi,%r11), %xmm0, %xmm0
+	vaesenc 240(%rdi,%r11), %xmm0, %xmm0
+	addq $32, %r11
 	jnz .Laesgen_x86_64_vaes512_x8_loop1_enc_xts_rounds5
 	vpxorq %xmm19, %xmm8, %xmm16
 	vaesenclast %xmm16, %xmm0, %xmm0

@@ -9,6 +9,7 @@
  *
  * 512-bit vectors (4 blocks each), EVEX encoding, 32 vector registers; AES latency 4, 2 per cycle.
  * Interleave: 8 vectors (32 blocks) per loop iteration.
+ * Round loops: one round per trip over more than 2 vectors, two (an odd first round before the loop) over at most that many and in GCM chunks; their start read once, at entry, into %r10 (but in an XTS units function, where that register counts a unit's blocks).
  * The functions are in common/x86_64_vaes512_x8_loop1_dec.S, shared by every key size.
  * ecb: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 0 loop-carried, 0 temporaries; 11 of 32 registers.
  * cbc: ends: round keys k0 and kNr resident, the middle ones streamed by the round loop through one rotating register; 8 data, 1 loop-carried, 1 temporary; 13 of 32 registers.

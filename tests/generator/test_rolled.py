@@ -107,6 +107,46 @@ class SharedFunctions(unittest.TestCase):
         with self.assertRaises(ModelError):
             EM.verify(b)
 
+    def test_round_loops_trip_one_or_two_rounds(self):
+        """A trip of at most PAIRED_VECTORS vectors, or of a GCM chunk, runs two rounds (its
+        odd first round before the loop); a wider one, one round. Each function reads the
+        loops' start once, at entry."""
+        seen = set()
+        functions = [fn for tier in ("vaes256", "vaes512")
+                     for fn in EM.build(variant(f"aes128_enc__x86_64_{tier}_x8_loop1")).functions]
+        self.assertIn("xts_units", {fn.mode for fn in functions})
+        for fn in functions:
+            starts = [i for i in fn.code if i.op == "loadg" and i.args[0] == x86_64_aes.START]
+            self.assertEqual(len(starts), 0 if fn.mode == "xts_units" else 1, fn.name)
+            if starts:
+                self.assertIs(fn.code[1], starts[0])       # right after endbr64
+                self.assertIn(starts[0].args[1].disp, (ROUND_LOOP_STARTS, ROUND_LOOP_STARTS + 8))
+            for at, ins in enumerate(fn.code):
+                if ins.op != "label" or "_rounds" not in ins.args[0].name:
+                    continue
+                step = next(i for i in fn.code[at:] if i.op == "addg" and i.args[0] == x86_64_aes.ROUND)
+                trip = fn.code[at:fn.code.index(step, at)]
+                vectors = {i.args[0] for i in trip if i.op == "aesenc"}
+                per_trip = 2 if fn.mode.startswith("gcm") or len(vectors) <= x86_64_aes.PAIRED_VECTORS else 1
+                self.assertEqual(step.args[1].value, 16 * per_trip, (fn.name, ins.args[0].name))
+                self.assertEqual(sum(i.op == "aesenc" for i in trip), per_trip * len(vectors))
+                seen.add(per_trip)
+        self.assertEqual(seen, {1, 2})
+
+    def test_a_paired_loop_without_its_first_round_is_caught(self):
+        """Nine middle rounds of AES-128 in pairs need round 1 before the loop: without it
+        the model's reference disagrees."""
+        b = EM.build(variant("aes128_enc__x86_64_vaes256_x8_loop1"))
+        ctr = next(f for f in b.functions if f.mode == "ctr")
+        code = list(ctr.code)
+        peeled = [j for j, i in enumerate(code) if i.op == "aesenc" and i.key == ("key", 1)]
+        self.assertTrue(peeled)
+        for j in reversed(peeled):
+            del code[j]
+        b.functions = [dataclasses.replace(ctr, code=code)]
+        with self.assertRaises(ModelError):
+            EM.verify(b)
+
     def test_the_plan_is_the_same_for_every_key_size(self):
         for bits in (128, 192, 256):
             need = regplan.Need(data=8, aux=1, temps=1, keys=reference.rounds_for(bits) + 1)

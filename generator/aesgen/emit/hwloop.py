@@ -363,8 +363,9 @@ class BlockLoop:
         self.ret()
 
 
-# "full": every round written out; "loop1": the middle rounds a loop, one round per trip,
-# its key read from the schedule (a small library's form; docs/install.md)
+# "full": every round written out; "loop1": the middle rounds a loop, one round per trip
+# (an emitter may pair them where a trip is short), its key read from the schedule (a
+# small library's form; docs/install.md)
 HW_UNROLLS = ("full", "loop1")
 
 

@@ -483,6 +483,10 @@ def shared_core_name(v: Variant) -> str:
     return f"{v.direction}__{v.name.split('__', 1)[1]}"
 
 
+def shared_core_symbol(v: Variant) -> str:
+    return softshared.symbol_of(shared_core_name(v))
+
+
 def shares_core(v: Variant) -> bool:
     return softshared.any_size(v.direction, v.param("algorithm"), v.param("unroll", "full"))
 
@@ -515,7 +519,7 @@ def render_shared_core(v: Variant, renderer, guard: str | None) -> str:
     each key size before it is written."""
     isa, lane = ISAS[v.param("isa")], v.param("lane_bits")
     core = _vector_core_of(v)
-    name = f"aesgen_core_{shared_core_name(v)}"
+    name = shared_core_symbol(v)
     seed = zlib.crc32(name.encode())
     blocks = (isa.vector_bits // lane) * Layout(lane).blocks
     for key_bits in core.key_bits:
@@ -672,7 +676,7 @@ class CSimdEmitter(Emitter):
             "setkey": softshared.setkey_symbol(v.key_bits, v.param("algorithm"), lane),
             "core1": lane_core_facts(v, lane),
             "core": [] if shares_core(v) else vector_core_statements(built.core, isa, c.word_type(lane)),
-            "shared_core": {"symbol": f"aesgen_core_{shared_core_name(v)}", "rounds": aes.rounds(v.key_bits)}
+            "shared_core": {"symbol": shared_core_symbol(v), "rounds": aes.rounds(v.key_bits)}
                            if shares_core(v) else None,
         })
         return [(self.outputs(v)[0], text)]

@@ -101,8 +101,13 @@ def core_name(key_bits: int, direction: str, algorithm: str, word_bits: int, cir
     return f"{size}{direction}_{algorithm}{word_bits}_{circuit}{suffix}"
 
 
+def symbol_of(name: str) -> str:
+    """The C symbol of the shared core named `name` (core_name, c_simd.shared_core_name)."""
+    return f"aesgen_core_{name}"
+
+
 def core_symbol(*args) -> str:
-    return f"aesgen_core_{core_name(*args)}"
+    return symbol_of(core_name(*args))
 
 
 def core_source(key_bits: int, direction: str, algorithm: str, word_bits: int, circuit: str,

@@ -1156,6 +1156,29 @@ aesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal:
 	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
 	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
 .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_done:
+	movq 24(%r9), %rdx  # a block to hash after the text, or none
+	testq %rdx, %rdx
+	jz .Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_none_after
+	vmovdqu (%rdx), %xmm10  # the block after the text
+	vpshufb .Lconst(%rip), %xmm10, %xmm10
+	vpxor %xmm9, %xmm10, %xmm10
+	vpclmulqdq $0, 240(%rax), %xmm10, %xmm11
+	vpclmulqdq $17, 240(%rax), %xmm10, %xmm12
+	vpshufd $78, %xmm10, %xmm13
+	vpxor %xmm13, %xmm10, %xmm10
+	vpclmulqdq $0, 496(%rax), %xmm10, %xmm10
+	vpxor %xmm11, %xmm10, %xmm10
+	vpxor %xmm12, %xmm10, %xmm10
+	vpshufd $78, %xmm11, %xmm13
+	vpxor %xmm13, %xmm10, %xmm10
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm11, %xmm11
+	vpxor %xmm11, %xmm10, %xmm10
+	vpshufd $78, %xmm10, %xmm11
+	vpxor %xmm11, %xmm12, %xmm11
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm10, %xmm10
+	vpxor %xmm10, %xmm11, %xmm10
+	vmovdqa %xmm10, %xmm9
+.Laesgen_x86_64_vaes256_x8_loop1_enc_gcm_seal_none_after:
 	vpshufb .Lconst(%rip), %xmm9, %xmm9
 	vmovdqu %xmm9, (%r9)  # y for the caller
 	vzeroupper

@@ -3422,6 +3422,29 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpternlogq $0x96, %xmm14, %xmm13, %xmm12
 	vpxorq %xmm12, %xmm11, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_done:
+	movq 24(%r9), %rdx  # a block to hash after the text, or none
+	testq %rdx, %rdx
+	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_none_after
+	vmovdqu64 (%rdx), %xmm11  # the block after the text
+	vpshufb %xmm10, %xmm11, %xmm11
+	vpxorq %xmm9, %xmm11, %xmm11
+	vpclmulqdq $0, 496(%rax), %xmm11, %xmm12
+	vpclmulqdq $17, 496(%rax), %xmm11, %xmm13
+	vpshufd $78, %xmm11, %xmm14
+	vpxorq %xmm14, %xmm11, %xmm11
+	vpclmulqdq $16, 752(%rax), %xmm11, %xmm11
+	vpxorq %xmm12, %xmm11, %xmm11
+	vpxorq %xmm13, %xmm11, %xmm11
+	vpshufd $78, %xmm12, %xmm14
+	vpxorq %xmm14, %xmm11, %xmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %xmm12, %xmm12
+	vpxorq %xmm12, %xmm11, %xmm11
+	vpshufd $78, %xmm11, %xmm12
+	vpxorq %xmm12, %xmm13, %xmm12
+	vpclmulqdq $16, .Lconst+1024(%rip), %xmm11, %xmm11
+	vpxorq %xmm11, %xmm12, %xmm11
+	vmovdqa64 %xmm11, %xmm9
+.Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_none_after:
 	vpshufb %xmm10, %xmm9, %xmm9
 	vmovdqu64 %xmm9, (%r9)  # y for the caller
 	vzeroupper

@@ -178,8 +178,9 @@ static const aesgen_ghash_variant *ghash_reading(const char *table)
     return NULL;
 }
 
-/* The stitched GCM functions: 0..3 chunks, seal and open, in place and not; the output
- * against the twin's CTR, y against the GHASH variant's update over the ciphertext. */
+/* The stitched GCM functions: 0..3 chunks, seal and open, in place and not, a seal with
+ * and without a block hashed after the text; the output against the twin's CTR, y
+ * against the GHASH variant's update over the ciphertext (and that block). */
 #define GCM_MAX_CHUNKS 3
 static size_t gcm_functions;
 static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const uint8_t *twin_rk,
@@ -200,15 +201,18 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
     for (size_t chunks = 0; chunks <= GCM_MAX_CHUNKS; chunks++) {
         const size_t n = chunks * v->gcm_blocks, len = 16 * n;
         uint8_t *in = guarded(len ? len : 1, at_end), *out = guarded(len ? len : 1, at_end);
-        uint8_t *counter = guarded(16, at_end);
+        uint8_t *counter = guarded(16, at_end), *after = guarded(16, at_end);
         aesgen_gcm_hash *hash = (aesgen_gcm_hash *)(void *)guarded(sizeof(aesgen_gcm_hash), at_end);
         uint8_t *want = malloc(len + 1), twin_counter[16], y[16], counter_before[16];
+        fill(after, 16, 77);
         for (int open = 0; open < 2; open++) {
-            for (int in_place = 0; in_place < 2; in_place++) {
+            for (int run = 0; run < (open ? 2 : 4); run++) { /* a seal's runs 2, 3: a block after */
+                const int in_place = run & 1, hash_after = run >> 1;
                 char what[160];
                 uint8_t *dst = in_place ? in : out;
-                snprintf(what, sizeof what, "%s gcm_%s, %zu blocks%s, buffers %s a guard page", v->name,
-                         open ? "open" : "seal", n, in_place ? " in place" : "", at_end ? "ending at" : "after");
+                snprintf(what, sizeof what, "%s gcm_%s, %zu blocks%s%s, buffers %s a guard page", v->name,
+                         open ? "open" : "seal", n, in_place ? " in place" : "",
+                         hash_after ? ", a block after" : "", at_end ? "ending at" : "after");
                 fill(in, len, (unsigned)n + 7u * (unsigned)open);
                 fill(counter, 16, 41);
                 counter[8] = 0; /* the low 64 bits must not wrap within the call */
@@ -216,6 +220,7 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
                 memcpy(counter_before, counter, 16);
                 fill(hash->y, 16, 5);
                 hash->table = table;
+                hash->after = hash_after ? after : NULL;
                 memcpy(y, hash->y, 16);
                 twin->ctr(twin_rk, want, in, n, twin_counter);
                 if (open && n != 0)
@@ -224,9 +229,12 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
                       (uintptr_t)in, n, (uintptr_t)counter, (uintptr_t)hash);
                 if (!open && n != 0)
                     g->update(table, y, want, n);
+                if (hash_after)
+                    g->update(table, y, after, 1);
                 CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
                 CHECK(memcmp(hash->y, y, 16) == 0, "%s: y differs from %s", what, g->name);
-                CHECK(hash->table == table, "%s: the table's address changed", what);
+                CHECK(hash->table == table && hash->after == (hash_after ? after : NULL),
+                      "%s: the table's or the block's address changed", what);
                 CHECK(memcmp(counter, counter_before, 16) == 0, "%s: the counter changed", what);
             }
         }

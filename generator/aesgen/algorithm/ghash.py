@@ -210,17 +210,21 @@ def update(blocks: int, width: int = 1, name: str | None = None, multiply: str =
     return prog
 
 
-def update_unsummed(blocks: int, width: int, multiply: str = "schoolbook", reduction: str = "shifts") -> Program:
+def update_unsummed(blocks: int, width: int, multiply: str = "schoolbook", reduction: str = "shifts",
+                     table_powers: int | None = None) -> Program:
     """The core of `update` for a loop that keeps y in a register: input `acc` (y as a
     block integer in block 0, zero in the others), output the reduced products of each
     block (their sum across the vector is the new y as a block integer). The caller sums
-    the blocks the way its ISA does best."""
+    the blocks the way its ISA does best. table_powers: as in `update`."""
     _check_width(blocks, width)
     _check_choices(multiply, reduction)
-    prog = Program(f"ghash_update_x{blocks}_unsummed", LANE, _memories(blocks, multiply), lanes=2 * width,
-                   inputs=("acc",))
+    table_powers = table_powers or blocks
+    if table_powers < blocks:
+        raise ValueError(f"{blocks} blocks on a table of {table_powers} powers")
+    prog = Program(f"ghash_update_x{blocks}_unsummed", LANE, _memories(blocks, multiply, table_powers),
+                   lanes=2 * width, inputs=("acc",))
     bld = Builder(prog)
-    r = _hash_blocks(bld, "acc", blocks, width, multiply, reduction, blocks)
+    r = _hash_blocks(bld, "acc", blocks, width, multiply, reduction, table_powers)
     prog.outputs = (r,)
     return prog
 

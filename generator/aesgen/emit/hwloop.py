@@ -709,6 +709,8 @@ class HwLoopEmitter(Emitter):
         isa = target.sections["isa"]
         busy = regplan.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"], self.independent_ops)
         prog = ghash.update_unsummed(blocks, lanes, multiply, reduction)
+        # the seal's block after the text (the lengths block), one block on the same table
+        after = ghash.update_unsummed(1, 1, multiply, reduction, table_powers=blocks)
         per_hash = blocks // lanes
         keys = reference.rounds_for(variant.key_bits) + 1
         error = None
@@ -728,7 +730,8 @@ class HwLoopEmitter(Emitter):
                 out = []
                 for mode in GCM_MODES:
                     asm = Asm(f"{self.prefix(variant)}_{mode}")
-                    self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog, fused)
+                    self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog,
+                                              after, fused)
                     out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks,
                                         table_multiply=multiply))
                 return out
@@ -885,7 +888,9 @@ class HwLoopEmitter(Emitter):
                  rng, machine, chunk: int) -> None:
         """One model run of a stitched GCM function over whole chunks against the reference
         CTR and GHASH (of the output when sealing, of the input when opening), with the
-        hash-key table the GHASH set-up program writes for this key."""
+        hash-key table the GHASH set-up program writes for this key. A seal hashes one
+        block more after the text in half its runs (chunks + in_place odd), none in the
+        others (its address 0)."""
         key, sched = keyed
         count = chunks * chunk
         h, table = gcm_hash_table(key, fn.table_powers, fn.table_multiply)
@@ -898,14 +903,16 @@ class HwLoopEmitter(Emitter):
             mem.add("out", bytes(16 * count), misalign=rng.randrange(16))
         ivp = mem.add("iv", iv)
         tp = mem.add("htable", table, misalign=8)
-        gp = mem.add("hash_state", y + tp.to_bytes(8, "little"), misalign=8)
+        after = rng.randbytes(16) if fn.mode == "gcm_seal" and (chunks + in_place) % 2 else b""
+        ap = mem.add("after", after, misalign=rng.randrange(16)) if after else 0
+        gp = mem.add("hash_state", y + tp.to_bytes(8, "little") + ap.to_bytes(8, "little"), misalign=8)
         m = machine(mem)
-        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}"
+        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}{', a block after' if after else ''}"
         self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp, gp), where)
         out, _ = reference_mode("enc", "ctr", key, iv, data)
         expect_equal(where, mem.bytes_of("out"), out)
         hashed = out if fn.mode == "gcm_seal" else data
-        expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, hashed, y))
+        expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, hashed + after, y))
 
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
                  rodata: tuple[int, bytes] | None = None) -> tuple[int, list[int]]:

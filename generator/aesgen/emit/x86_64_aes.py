@@ -20,7 +20,7 @@ written.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import reference, regplan
 from ..machine import x86_64 as machine
@@ -957,7 +957,8 @@ def emit_cbc_lanes(em: LoopEmitter) -> int:
     return LINE_STEPS if transposing else 1
 
 
-GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), then the table's address
+GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), the table's address, then
+                           # the address of a block the seal hashes after the text, or 0
 HT = PTR                   # the GHASH table, loaded from the hash state
 
 
@@ -969,11 +970,12 @@ class GhashSide:
     Legacy SSE takes no unaligned memory operand: its table reads are loads into
     registers."""
 
-    def __init__(self, em: "LoopEmitter | None", prog: Program, isa: Isa, consts: Constants, fused: bool):
+    def __init__(self, em: "LoopEmitter | None", prog: Program, isa: Isa, consts: Constants, fused: bool,
+                 data_note: str = "ciphertext to hash"):
         if fused and isa.encoding == "evex":     # three-input XORs (vpternlogq): fewer operations
             prog = fuse_ternary(prog)
         prog = hoist_logic(prog)     # each product folded into its sum at once: fewer registers
-        self.em, self.prog, self.kind, self.consts = em, prog, isa.kind, consts
+        self.em, self.prog, self.kind, self.consts, self.data_note = em, prog, isa.kind, consts, data_note
         self.destructive = isa.encoding == "sse"
         last = {}
         for i, op in enumerate(prog.ops):
@@ -1069,7 +1071,7 @@ class GhashSide:
                 continue
             d = take()
             if op.code == "vld":
-                emit("load", d, data(op.args[1]), note="ciphertext to hash")
+                emit("load", d, data(op.args[1]), note=self.data_note)
             elif op.code == "bswap":
                 emit("shufb", d, a[0], mask)
             elif op.code == "swap64":
@@ -1135,15 +1137,17 @@ def merge_rounds(aes: list[Instr], side: list[Instr]) -> list[Instr]:
 GCM_ROUND_PIECES = 2
 
 
-def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
+def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: bool) -> None:
     """GCM over whole chunks of C blocks (the N vectors of one iteration, a whole number
     of the hash's blocks per reduction): the CTR keystream of each chunk with the GHASH
     of a chunk of ciphertext interleaved into its rounds. Sealing hashes the previous
     chunk's output (a chunk's ciphertext exists only after its final round), so the
     first chunk runs alone and the last chunk's hash after the loop; opening hashes the
     chunk it decrypts, read before any store. y stays in a register as a block integer;
-    the hash state (GST) holds y and the table's address. fused: the hash's XORs fused
-    into three-input ones (EVEX)."""
+    the hash state (GST) holds y, the table's address and, for sealing, the address of
+    one more block (the lengths block) or 0: hashed by `after` (one block, xmm) from y in
+    its register, which saves the caller a GHASH call, y's store and reload, and their
+    wait on each other. fused: the hash's XORs fused into three-input ones (EVEX)."""
     a, p, isa, consts = em.asm, em.plan, em.isa, em.consts
     kind = isa.kind
     em.round_pieces, em.paired = GCM_ROUND_PIECES, True
@@ -1208,6 +1212,14 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, fused: bool) -> None:
         a.place(last)
         hash_chunk(a, previous)
     a.place(done)
+    if seal:
+        none = a.label("none_after")
+        a("loadg", IN, M(GST, 24), note="a block to hash after the text, or none")
+        a("testg", IN, IN)
+        a("jz", none)
+        GhashSide(em, after, replace(isa, vector_bits=128), consts, fused,
+                  data_note="the block after the text").emit(a, lambda off: M(IN, off), pool, acc)
+        a.place(none)
     a("shufb", acc.view("xmm"), acc.view("xmm"), em.bswap("xmm"))
     a("store", M(GST, 0), acc.view("xmm"), note="y for the caller")
     em.ret()

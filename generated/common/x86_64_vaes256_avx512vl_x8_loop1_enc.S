@@ -745,6 +745,26 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
 	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
+	movq 32(%r9), %r11  # a block to hash before the text, or none
+	testq %r11, %r11
+	jz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_none_before
+	vmovdqu64 (%r11), %xmm11  # the block before the text
+	vpshufb %xmm10, %xmm11, %xmm11
+	vpxorq %xmm9, %xmm11, %xmm11
+	vpclmulqdq $0, 240(%rax), %xmm11, %xmm12
+	vpclmulqdq $17, 240(%rax), %xmm11, %xmm13
+	vpshufd $78, %xmm11, %xmm14
+	vpxorq %xmm14, %xmm11, %xmm11
+	vpclmulqdq $0, 496(%rax), %xmm11, %xmm11
+	vpternlogq $0x96, %xmm13, %xmm12, %xmm11
+	vpshufd $78, %xmm12, %xmm14
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm12, %xmm12
+	vpternlogq $0x96, %xmm12, %xmm14, %xmm11
+	vpshufd $78, %xmm11, %xmm12
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm11, %xmm11
+	vpternlogq $0x96, %xmm11, %xmm12, %xmm13
+	vmovdqa64 %xmm13, %xmm9
+.Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_none_before:
 	cmpq $16, %rcx
 	jb .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_done
 	vpshufb %ymm10, %ymm8, %ymm0
@@ -1118,10 +1138,10 @@ aesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal:
 	vextracti32x4 $1, %ymm13, %xmm11  # sum the blocks
 	vpxorq %xmm11, %xmm13, %xmm9  # y, the upper blocks zeroed
 .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_done:
-	movq 24(%r9), %rdx  # a block to hash after the text, or none
-	testq %rdx, %rdx
+	movq 24(%r9), %r11  # a block to hash after the text, or none
+	testq %r11, %r11
 	jz .Laesgen_x86_64_vaes256_avx512vl_x8_loop1_enc_gcm_seal_none_after
-	vmovdqu64 (%rdx), %xmm11  # the block after the text
+	vmovdqu64 (%r11), %xmm11  # the block after the text
 	vpshufb %xmm10, %xmm11, %xmm11
 	vpxorq %xmm9, %xmm11, %xmm11
 	vpclmulqdq $0, 240(%rax), %xmm11, %xmm12

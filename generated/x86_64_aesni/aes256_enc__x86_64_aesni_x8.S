@@ -1811,6 +1811,32 @@ aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal:
 	movq 16(%r9), %rax  # the GHASH table
 	movdqu (%r9), %xmm9  # y
 	pshufb .Lconst(%rip), %xmm9  # as a block integer
+	movq 32(%r9), %r11  # a block to hash before the text, or none
+	testq %r11, %r11
+	jz .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_none_before
+	movdqu (%r11), %xmm10  # the block before the text
+	pshufb .Lconst(%rip), %xmm10
+	pxor %xmm9, %xmm10
+	movdqu 112(%rax), %xmm11  # a power of H
+	pclmulqdq $0, %xmm10, %xmm11
+	movdqu 112(%rax), %xmm12  # a power of H
+	pclmulqdq $17, %xmm10, %xmm12
+	pshufd $78, %xmm10, %xmm13
+	pxor %xmm13, %xmm10
+	movdqu 240(%rax), %xmm13  # a power of H
+	pclmulqdq $0, %xmm13, %xmm10
+	pxor %xmm11, %xmm10
+	pxor %xmm12, %xmm10
+	pshufd $78, %xmm11, %xmm13
+	pxor %xmm13, %xmm10
+	pclmulqdq $16, .Lconst+704(%rip), %xmm11
+	pxor %xmm11, %xmm10
+	pshufd $78, %xmm10, %xmm11
+	pxor %xmm11, %xmm12
+	pclmulqdq $16, .Lconst+704(%rip), %xmm10
+	pxor %xmm10, %xmm12
+	movdqa %xmm12, %xmm9
+.Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_none_before:
 	cmpq $8, %rcx
 	jb .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_done
 	movdqu (%rdi), %xmm15  # stream k0
@@ -2418,10 +2444,10 @@ aesgen_aes256_enc__x86_64_aesni_x8_gcm_seal:
 	pxor %xmm10, %xmm12
 	movdqa %xmm12, %xmm9
 .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_done:
-	movq 24(%r9), %rdx  # a block to hash after the text, or none
-	testq %rdx, %rdx
+	movq 24(%r9), %r11  # a block to hash after the text, or none
+	testq %r11, %r11
 	jz .Laesgen_aes256_enc__x86_64_aesni_x8_gcm_seal_none_after
-	movdqu (%rdx), %xmm10  # the block after the text
+	movdqu (%r11), %xmm10  # the block after the text
 	pshufb .Lconst(%rip), %xmm10
 	pxor %xmm9, %xmm10
 	movdqu 112(%rax), %xmm11  # a power of H

@@ -1217,6 +1217,29 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal:
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu (%r9), %xmm9  # y
 	vpshufb .Lconst(%rip), %xmm9, %xmm9  # as a block integer
+	movq 32(%r9), %r11  # a block to hash before the text, or none
+	testq %r11, %r11
+	jz .Laesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal_none_before
+	vmovdqu (%r11), %xmm10  # the block before the text
+	vpshufb .Lconst(%rip), %xmm10, %xmm10
+	vpxor %xmm9, %xmm10, %xmm10
+	vpclmulqdq $0, 240(%rax), %xmm10, %xmm11
+	vpclmulqdq $17, 240(%rax), %xmm10, %xmm12
+	vpshufd $78, %xmm10, %xmm13
+	vpxor %xmm13, %xmm10, %xmm10
+	vpclmulqdq $0, 496(%rax), %xmm10, %xmm10
+	vpxor %xmm11, %xmm10, %xmm10
+	vpxor %xmm12, %xmm10, %xmm10
+	vpshufd $78, %xmm11, %xmm13
+	vpxor %xmm13, %xmm10, %xmm10
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm11, %xmm11
+	vpxor %xmm11, %xmm10, %xmm10
+	vpshufd $78, %xmm10, %xmm11
+	vpxor %xmm11, %xmm12, %xmm11
+	vpclmulqdq $16, .Lconst+704(%rip), %xmm10, %xmm10
+	vpxor %xmm10, %xmm11, %xmm10
+	vmovdqa %xmm10, %xmm9
+.Laesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal_none_before:
 	cmpq $16, %rcx
 	jb .Laesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal_done
 	vbroadcasti128 (%rdi), %ymm15  # stream k0
@@ -1710,10 +1733,10 @@ aesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal:
 	vextracti128 $1, %ymm10, %xmm11  # sum the blocks
 	vpxor %xmm11, %xmm10, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal_done:
-	movq 24(%r9), %rdx  # a block to hash after the text, or none
-	testq %rdx, %rdx
+	movq 24(%r9), %r11  # a block to hash after the text, or none
+	testq %r11, %r11
 	jz .Laesgen_aes192_enc__x86_64_vaes256_x8_gcm_seal_none_after
-	vmovdqu (%rdx), %xmm10  # the block after the text
+	vmovdqu (%r11), %xmm10  # the block after the text
 	vpshufb .Lconst(%rip), %xmm10, %xmm10
 	vpxor %xmm9, %xmm10, %xmm10
 	vpclmulqdq $0, 240(%rax), %xmm10, %xmm11

@@ -2917,6 +2917,29 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	movq 16(%r9), %rax  # the GHASH table
 	vmovdqu64 (%r9), %xmm9  # y
 	vpshufb %xmm10, %xmm9, %xmm9  # as a block integer
+	movq 32(%r9), %r11  # a block to hash before the text, or none
+	testq %r11, %r11
+	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_none_before
+	vmovdqu64 (%r11), %xmm11  # the block before the text
+	vpshufb %xmm10, %xmm11, %xmm11
+	vpxorq %xmm9, %xmm11, %xmm11
+	vpclmulqdq $0, 496(%rax), %xmm11, %xmm12
+	vpclmulqdq $17, 496(%rax), %xmm11, %xmm13
+	vpshufd $78, %xmm11, %xmm14
+	vpxorq %xmm14, %xmm11, %xmm11
+	vpclmulqdq $16, 752(%rax), %xmm11, %xmm11
+	vpxorq %xmm12, %xmm11, %xmm11
+	vpxorq %xmm13, %xmm11, %xmm11
+	vpshufd $78, %xmm12, %xmm14
+	vpxorq %xmm14, %xmm11, %xmm11
+	vpclmulqdq $16, .Lconst+1024(%rip), %xmm12, %xmm12
+	vpxorq %xmm12, %xmm11, %xmm11
+	vpshufd $78, %xmm11, %xmm12
+	vpxorq %xmm12, %xmm13, %xmm12
+	vpclmulqdq $16, .Lconst+1024(%rip), %xmm11, %xmm11
+	vpxorq %xmm11, %xmm12, %xmm11
+	vmovdqa64 %xmm11, %xmm9
+.Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_none_before:
 	cmpq $32, %rcx
 	jb .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_done
 	vpshufb %zmm10, %zmm8, %zmm0
@@ -3422,10 +3445,10 @@ aesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal:
 	vpternlogq $0x96, %xmm14, %xmm13, %xmm12
 	vpxorq %xmm12, %xmm11, %xmm9  # y, the upper blocks zeroed
 .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_done:
-	movq 24(%r9), %rdx  # a block to hash after the text, or none
-	testq %rdx, %rdx
+	movq 24(%r9), %r11  # a block to hash after the text, or none
+	testq %r11, %r11
 	jz .Laesgen_aes256_enc__x86_64_vaes512_x8_gcm_seal_none_after
-	vmovdqu64 (%rdx), %xmm11  # the block after the text
+	vmovdqu64 (%r11), %xmm11  # the block after the text
 	vpshufb %xmm10, %xmm11, %xmm11
 	vpxorq %xmm9, %xmm11, %xmm11
 	vpclmulqdq $0, 496(%rax), %xmm11, %xmm12

@@ -45,12 +45,14 @@ typedef struct aesgen_cbc_lanes {
  * counter[] (counting in its low 64 bits, which must not wrap within the call, and left
  * as it was, like ctr) with the GHASH of the ciphertext (out when sealing, in when
  * opening) stitched in: hash->y is updated; hash->table is a GHASH variant's table of
- * the layout gcm_table names. hash->after: NULL, or (gcm_seal only; gcm_open ignores it)
- * a block hashed after the text, as the lengths block is. out == in or disjoint. */
+ * the layout gcm_table names. hash->after and hash->before: NULL, or (gcm_seal only;
+ * gcm_open ignores them) a block hashed after the text, as the lengths block is, and one
+ * hashed before it, as a short AAD is. out == in or disjoint. */
 typedef struct aesgen_gcm_hash {
     uint8_t y[16];
     const void *table;
     const uint8_t *after;
+    const uint8_t *before;
 } aesgen_gcm_hash;
 
 typedef void aesgen_gcm_fn(const void *rk, uint8_t *out, const uint8_t *in, size_t nblocks, uint8_t counter[16],

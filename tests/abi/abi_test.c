@@ -179,8 +179,9 @@ static const aesgen_ghash_variant *ghash_reading(const char *table)
 }
 
 /* The stitched GCM functions: 0..3 chunks, seal and open, in place and not, a seal with
- * and without a block hashed after the text; the output against the twin's CTR, y
- * against the GHASH variant's update over the ciphertext (and that block). */
+ * and without a block hashed before the text and one after it; the output against the
+ * twin's CTR, y against the GHASH variant's update over the ciphertext (and those
+ * blocks). */
 #define GCM_MAX_CHUNKS 3
 static size_t gcm_functions;
 static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const uint8_t *twin_rk,
@@ -201,17 +202,18 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
     for (size_t chunks = 0; chunks <= GCM_MAX_CHUNKS; chunks++) {
         const size_t n = chunks * v->gcm_blocks, len = 16 * n;
         uint8_t *in = guarded(len ? len : 1, at_end), *out = guarded(len ? len : 1, at_end);
-        uint8_t *counter = guarded(16, at_end), *after = guarded(16, at_end);
+        uint8_t *counter = guarded(16, at_end), *after = guarded(16, at_end), *before = guarded(16, at_end);
         aesgen_gcm_hash *hash = (aesgen_gcm_hash *)(void *)guarded(sizeof(aesgen_gcm_hash), at_end);
         uint8_t *want = malloc(len + 1), twin_counter[16], y[16], counter_before[16];
         fill(after, 16, 77);
+        fill(before, 16, 78);
         for (int open = 0; open < 2; open++) {
-            for (int run = 0; run < (open ? 2 : 4); run++) { /* a seal's runs 2, 3: a block after */
-                const int in_place = run & 1, hash_after = run >> 1;
+            for (int run = 0; run < (open ? 2 : 8); run++) { /* a seal's runs 2..7: blocks around */
+                const int in_place = run & 1, hash_after = run >> 1 & 1, hash_before = run >> 2;
                 char what[160];
                 uint8_t *dst = in_place ? in : out;
-                snprintf(what, sizeof what, "%s gcm_%s, %zu blocks%s%s, buffers %s a guard page", v->name,
-                         open ? "open" : "seal", n, in_place ? " in place" : "",
+                snprintf(what, sizeof what, "%s gcm_%s, %zu blocks%s%s%s, buffers %s a guard page", v->name,
+                         open ? "open" : "seal", n, in_place ? " in place" : "", hash_before ? ", a block before" : "",
                          hash_after ? ", a block after" : "", at_end ? "ending at" : "after");
                 fill(in, len, (unsigned)n + 7u * (unsigned)open);
                 fill(counter, 16, 41);
@@ -221,7 +223,10 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
                 fill(hash->y, 16, 5);
                 hash->table = table;
                 hash->after = hash_after ? after : NULL;
+                hash->before = hash_before ? before : NULL;
                 memcpy(y, hash->y, 16);
+                if (hash_before)
+                    g->update(table, y, before, 1);
                 twin->ctr(twin_rk, want, in, n, twin_counter);
                 if (open && n != 0)
                     g->update(table, y, in, n);
@@ -233,8 +238,9 @@ static void test_gcm(const aesgen_variant *v, const aesgen_variant *twin, const 
                     g->update(table, y, after, 1);
                 CHECK(memcmp(dst, want, len) == 0, "%s: output differs from %s", what, twin->name);
                 CHECK(memcmp(hash->y, y, 16) == 0, "%s: y differs from %s", what, g->name);
-                CHECK(hash->table == table && hash->after == (hash_after ? after : NULL),
-                      "%s: the table's or the block's address changed", what);
+                CHECK(hash->table == table && hash->after == (hash_after ? after : NULL) &&
+                          hash->before == (hash_before ? before : NULL),
+                      "%s: the table's or a block's address changed", what);
                 CHECK(memcmp(counter, counter_before, 16) == 0, "%s: the counter changed", what);
             }
         }

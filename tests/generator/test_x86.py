@@ -292,27 +292,30 @@ class GcmLoop(unittest.TestCase):
             with self.assertRaises(ModelError, msg=mode):
                 self._runs(em, b, fn, code)
 
-    def test_the_seals_block_after_the_text_is_hashed(self):
+    def test_the_seals_blocks_before_and_after_the_text_are_hashed(self):
         from aesgen.emit.x86_64_aes import HT
         from aesgen.machine.x86_64 import M
         for name in ("aes128_enc__x86_64_vaes512_x8", "aes128_enc__x86_64_aesni_x8"):
             em, b = built(name)
             fn = next(f for f in b.functions if f.mode == "gcm_seal")
-            self._runs(em, b, fn, fn.code)     # every run of _runs hashes a block after
-            # never hashed
-            code = [Instr("jmp", i.args, i.key, i.note) if i.op == "jz" and "none_after" in i.args[0].name else i
-                    for i in fn.code]
-            self.assertNotEqual(code, fn.code)
-            with self.assertRaises(ModelError, msg=name):
-                self._runs(em, b, fn, code)
-            # multiplied by H^2 instead of H (the table's entries run H^N..H^1)
-            after = next(k for k, i in enumerate(fn.code) if i.note == "the block after the text")
-            code = [Instr(i.op, tuple(M(x.base, x.disp - 16) if isinstance(x, M) and x.base == HT and x.disp == 16 * (
-                fn.table_powers - 1) else x for x in i.args), i.key, i.note) if k > after else i
-                for k, i in enumerate(fn.code)]
-            self.assertNotEqual(code, fn.code)
-            with self.assertRaises(ModelError, msg=name):
-                self._runs(em, b, fn, code)
+            self._runs(em, b, fn, fn.code)     # every run hashes a block after, one a block before
+            for where in ("before", "after"):
+                # never hashed
+                code = [Instr("jmp", i.args, i.key, i.note) if i.op == "jz" and f"none_{where}" in i.args[0].name
+                        else i for i in fn.code]
+                self.assertNotEqual(code, fn.code)
+                with self.assertRaises(ModelError, msg=f"{name}: {where}"):
+                    self._runs(em, b, fn, code)
+                # multiplied by H^2 instead of H (the table's entries run H^N..H^1)
+                first = next(k for k, i in enumerate(fn.code) if i.note == f"the block {where} the text")
+                last = next(k for k in range(first, len(fn.code)) if fn.code[k].op == "label")
+                code = [Instr(i.op, tuple(M(x.base, x.disp - 16) if isinstance(x, M) and x.base == HT
+                                          and x.disp == 16 * (fn.table_powers - 1) else x for x in i.args),
+                              i.key, i.note) if first < k < last else i
+                        for k, i in enumerate(fn.code)]
+                self.assertNotEqual(code, fn.code)
+                with self.assertRaises(ModelError, msg=f"{name}: {where}"):
+                    self._runs(em, b, fn, code)
 
     def test_hashing_the_wrong_chunk_is_caught(self):
         from aesgen.machine.x86_64 import M

@@ -889,8 +889,8 @@ class HwLoopEmitter(Emitter):
         """One model run of a stitched GCM function over whole chunks against the reference
         CTR and GHASH (of the output when sealing, of the input when opening), with the
         hash-key table the GHASH set-up program writes for this key. A seal hashes one
-        block more after the text in half its runs (chunks + in_place odd), none in the
-        others (its address 0)."""
+        block more after the text in half its runs (chunks + in_place odd) and one before
+        it in half (chunks even), none in the others (the address 0)."""
         key, sched = keyed
         count = chunks * chunk
         h, table = gcm_hash_table(key, fn.table_powers, fn.table_multiply)
@@ -903,16 +903,20 @@ class HwLoopEmitter(Emitter):
             mem.add("out", bytes(16 * count), misalign=rng.randrange(16))
         ivp = mem.add("iv", iv)
         tp = mem.add("htable", table, misalign=8)
-        after = rng.randbytes(16) if fn.mode == "gcm_seal" and (chunks + in_place) % 2 else b""
+        seal = fn.mode == "gcm_seal"
+        after = rng.randbytes(16) if seal and (chunks + in_place) % 2 else b""
+        before = rng.randbytes(16) if seal and chunks % 2 == 0 else b""
         ap = mem.add("after", after, misalign=rng.randrange(16)) if after else 0
-        gp = mem.add("hash_state", y + tp.to_bytes(8, "little") + ap.to_bytes(8, "little"), misalign=8)
+        bp = mem.add("before", before, misalign=rng.randrange(16)) if before else 0
+        gp = mem.add("hash_state", y + b"".join(x.to_bytes(8, "little") for x in (tp, ap, bp)), misalign=8)
         m = machine(mem)
-        where = f"{fn.name}: {count} blocks{' in place' if in_place else ''}{', a block after' if after else ''}"
+        where = (f"{fn.name}: {count} blocks{' in place' if in_place else ''}{', a block before' if before else ''}"
+                 f"{', a block after' if after else ''}")
         self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp, gp), where)
         out, _ = reference_mode("enc", "ctr", key, iv, data)
         expect_equal(where, mem.bytes_of("out"), out)
         hashed = out if fn.mode == "gcm_seal" else data
-        expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, hashed + after, y))
+        expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, before + hashed + after, y))
 
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,
                  rodata: tuple[int, bytes] | None = None) -> tuple[int, list[int]]:

@@ -958,7 +958,8 @@ def emit_cbc_lanes(em: LoopEmitter) -> int:
 
 
 GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), the table's address, then
-                           # the address of a block the seal hashes after the text, or 0
+                           # the addresses of a block the seal hashes after the text and of one
+                           # it hashes before it, each or 0
 HT = PTR                   # the GHASH table, loaded from the hash state
 
 
@@ -1144,10 +1145,12 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: 
     chunk's output (a chunk's ciphertext exists only after its final round), so the
     first chunk runs alone and the last chunk's hash after the loop; opening hashes the
     chunk it decrypts, read before any store. y stays in a register as a block integer;
-    the hash state (GST) holds y, the table's address and, for sealing, the address of
-    one more block (the lengths block) or 0: hashed by `after` (one block, xmm) from y in
-    its register, which saves the caller a GHASH call, y's store and reload, and their
-    wait on each other. fused: the hash's XORs fused into three-input ones (EVEX)."""
+    the hash state (GST) holds y, the table's address and, for sealing, the addresses of
+    a block to hash after the text (the lengths block) and of one to hash before it (a
+    short AAD), each or 0: hashed by `after` (one block, xmm) from y in its register,
+    which saves the caller a GHASH call, y's store and reload, and their wait on each
+    other (the block before overlaps the first chunk's rounds, which hash nothing).
+    fused: the hash's XORs fused into three-input ones (EVEX)."""
     a, p, isa, consts = em.asm, em.plan, em.isa, em.consts
     kind = isa.kind
     em.round_pieces, em.paired = GCM_ROUND_PIECES, True
@@ -1163,6 +1166,18 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: 
     em.kt.clobber(acc.n, "y")
     a("load", acc.view("xmm"), M(GST, 0), note="y")
     a("shufb", acc.view("xmm"), acc.view("xmm"), em.bswap("xmm"), note="as a block integer")
+
+    def hash_one_block(slot: int, name: str, what: str) -> None:
+        # ROUND is free outside a round loop: the block's address
+        skip = a.label(f"none_{name}")
+        a("loadg", ROUND, M(GST, slot), note=f"a block to hash {what} the text, or none")
+        a("testg", ROUND, ROUND)
+        a("jz", skip)
+        GhashSide(em, after, replace(isa, vector_bits=128), consts, fused,
+                  data_note=f"the block {what} the text").emit(a, lambda off: M(ROUND, off), pool, acc)
+        a.place(skip)
+    if seal:
+        hash_one_block(32, "before", "before")
     done = a.label("done")
     hashed_bytes = prog.memory("data").length
     hashes = 16 * chunk // hashed_bytes    # one after the other, through y
@@ -1213,13 +1228,7 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: 
         hash_chunk(a, previous)
     a.place(done)
     if seal:
-        none = a.label("none_after")
-        a("loadg", IN, M(GST, 24), note="a block to hash after the text, or none")
-        a("testg", IN, IN)
-        a("jz", none)
-        GhashSide(em, after, replace(isa, vector_bits=128), consts, fused,
-                  data_note="the block after the text").emit(a, lambda off: M(IN, off), pool, acc)
-        a.place(none)
+        hash_one_block(24, "after", "after")
     a("shufb", acc.view("xmm"), acc.view("xmm"), em.bswap("xmm"))
     a("store", M(GST, 0), acc.view("xmm"), note="y for the caller")
     em.ret()

@@ -705,16 +705,16 @@ static void seal_stitched(const aesgen_gcm_key *key, const uint8_t *iv, const ui
      * to 1,024-byte seal 1.15x slower on Zen 5 in one of two compilations) */
     memcpy(counter, iv, 8);
     aesgen_store_be64(counter + 8, (uint64_t)aesgen_load_be32(iv + 8) << 32 | 2);
-    uint8_t first[16] = {0}; /* a short AAD, zero-padded */
+    uint8_t short_aad[16] = {0}; /* zero-padded */
     if (aad_len > 16)
         ghash_padded(key, y, aad, aad_len);
     else if (aad_len != 0)
-        aesgen_copy_short(first, aad, aad_len);
+        aesgen_copy_short(short_aad, aad, aad_len);
     const int whole = len % (16 * (size_t)v->gcm_blocks) == 0;
     uint8_t lengths[16];
     lengths_block(lengths, aad_len, len);
     const size_t done = 16 * stitched(key, 0, AESGEN_ENCRYPT, y, counter, out, in, len / 16,
-                                      aad_len != 0 && aad_len <= 16 ? first : NULL, whole ? lengths : NULL);
+                                      aad_len != 0 && aad_len <= 16 ? short_aad : NULL, whole ? lengths : NULL);
     aesgen_variant_ecb(v, schedule(key), ek0, j0, 1);
     if (!whole) {
         const size_t left = len - done, padded = pad16(left);

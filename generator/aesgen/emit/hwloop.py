@@ -709,8 +709,9 @@ class HwLoopEmitter(Emitter):
         isa = target.sections["isa"]
         busy = regplan.default_interleave(isa["aes_latency"], isa["aes_issue_per_cycle"], self.independent_ops)
         prog = ghash.update_unsummed(blocks, lanes, multiply, reduction)
-        # the seal's block after the text (the lengths block), one block on the same table
-        after = ghash.update_unsummed(1, 1, multiply, reduction, table_powers=blocks)
+        # the seal's blocks before and after the text (a short AAD, the lengths block): one
+        # block on the same table
+        one_block = ghash.update_unsummed(1, 1, multiply, reduction, table_powers=blocks)
         per_hash = blocks // lanes
         keys = reference.rounds_for(variant.key_bits) + 1
         error = None
@@ -731,7 +732,7 @@ class HwLoopEmitter(Emitter):
                 for mode in GCM_MODES:
                     asm = Asm(f"{self.prefix(variant)}_{mode}")
                     self.mode_emitters["gcm"](self.loop(variant, plan, asm, constants), mode == "gcm_seal", prog,
-                                              after, fused)
+                                              one_block, fused)
                     out.append(Function(asm.fn, mode, plan, asm.code, table_powers=blocks,
                                         table_multiply=multiply))
                 return out
@@ -915,7 +916,7 @@ class HwLoopEmitter(Emitter):
         self._call(m, mem, code, fn.name, (rk, dst, src, count, ivp, gp), where)
         out, _ = reference_mode("enc", "ctr", key, iv, data)
         expect_equal(where, mem.bytes_of("out"), out)
-        hashed = out if fn.mode == "gcm_seal" else data
+        hashed = out if seal else data
         expect_equal(f"{where}: y", mem.bytes_of("hash_state")[:16], reference_gcm.ghash(h, before + hashed + after, y))
 
     def _run_all(self, built: Built, codes: dict[str, list[Instr]], nkeys: int, salt: int,

@@ -1138,7 +1138,7 @@ def merge_rounds(aes: list[Instr], side: list[Instr]) -> list[Instr]:
 GCM_ROUND_PIECES = 2
 
 
-def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: bool) -> None:
+def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, one_block: Program, fused: bool) -> None:
     """GCM over whole chunks of C blocks (the N vectors of one iteration, a whole number
     of the hash's blocks per reduction): the CTR keystream of each chunk with the GHASH
     of a chunk of ciphertext interleaved into its rounds. Sealing hashes the previous
@@ -1147,7 +1147,7 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: 
     chunk it decrypts, read before any store. y stays in a register as a block integer;
     the hash state (GST) holds y, the table's address and, for sealing, the addresses of
     a block to hash after the text (the lengths block) and of one to hash before it (a
-    short AAD), each or 0: hashed by `after` (one block, xmm) from y in its register,
+    short AAD), each or 0: hashed by `one_block` (xmm) from y in its register,
     which saves the caller a GHASH call, y's store and reload, and their wait on each
     other (the block before overlaps the first chunk's rounds, which hash nothing).
     fused: the hash's XORs fused into three-input ones (EVEX)."""
@@ -1173,7 +1173,7 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, after: Program, fused: 
         a("loadg", ROUND, M(GST, slot), note=f"a block to hash {what} the text, or none")
         a("testg", ROUND, ROUND)
         a("jz", skip)
-        GhashSide(em, after, replace(isa, vector_bits=128), consts, fused,
+        GhashSide(em, one_block, replace(isa, vector_bits=128), consts, fused,
                   data_note=f"the block {what} the text").emit(a, lambda off: M(ROUND, off), pool, acc)
         a.place(skip)
     if seal:

@@ -79,6 +79,7 @@ int gcm_case_run(gcm_case *c);
 
 /* The sweeps (gcm_differential_cases.c), for one key size each. */
 void gcm_sweep_lengths(unsigned bits);
+void gcm_sweep_stitched(unsigned bits);
 void gcm_sweep_aad(unsigned bits);
 void gcm_sweep_iv(unsigned bits);
 void gcm_sweep_tags(unsigned bits);

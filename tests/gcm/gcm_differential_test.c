@@ -22,8 +22,9 @@
  *
  * Sweeps, every key size: text lengths 0..2048 (--quick: every 7th above 300), AAD
  * lengths 0..300, IV lengths 1..128, every tag length, every pair of offsets, random
- * splits, tampering, 64 KiB + odd and (not --quick) 1 MiB + 13, and the inc32 counter
- * wrap (IVs solved so that J0 ends just below 2^32 in its low word).
+ * splits, tampering, 64 KiB + odd and (not --quick) 1 MiB + 13, the inc32 counter
+ * wrap (IVs solved so that J0 ends just below 2^32 in its low word), and the stitched
+ * seal's texts of whole chunks and just past them with AADs around 16 bytes.
  *
  * Exit status: 0 all passed, 1 a mismatch (each printed with its case; --seed N
  * reproduces a run), 2 usage, 77 the GHASH or backend cannot run on this CPU.
@@ -525,6 +526,7 @@ int main(int argc, char **argv)
         {"lengths", gcm_sweep_lengths}, {"aad", gcm_sweep_aad},       {"iv", gcm_sweep_iv},
         {"tags", gcm_sweep_tags},       {"offsets", gcm_sweep_offsets}, {"splits", gcm_sweep_splits},
         {"tamper", gcm_sweep_tamper},   {"large", gcm_sweep_large},   {"counter-wrap", gcm_sweep_counter_wrap},
+        {"stitched", gcm_sweep_stitched},
     };
     for (unsigned i = 0; i < gcm_cfg.subject.nbits; i++)
         for (size_t s = 0; s < sizeof sweeps / sizeof sweeps[0]; s++) {

@@ -23,9 +23,9 @@ void gcm_sweep_lengths(unsigned bits)
 
 /* The one-shot seal's stitched path, whose call hashes an AAD of up to 16 bytes before
  * the text and, for a text of whole chunks, the lengths block after it: a 12-byte IV,
- * texts of 2..4 chunks of every stitched loop (multiples of 512 bytes, 32 blocks on zmm,
- * 16 on ymm, 8 on xmm) and one block and one byte past them, each with AADs around 16
- * bytes and none. */
+ * texts of 1, 1.5 and 2 KiB (whole chunks of every stitched loop: 2..4 of 32 blocks on
+ * zmm, more of 16 on ymm and 8 on xmm) and one block and one byte past them, each with
+ * AADs around 16 bytes and none. */
 void gcm_sweep_stitched(unsigned bits)
 {
     static const size_t aads[] = {0, 1, 5, 13, 15, 16, 17, 32, 48};

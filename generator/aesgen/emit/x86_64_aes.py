@@ -957,9 +957,10 @@ def emit_cbc_lanes(em: LoopEmitter) -> int:
     return LINE_STEPS if transposing else 1
 
 
-GST = G(SYSV.args[5])      # a GCM function's hash state: y (16 bytes), the table's address, then
-                           # the addresses of a block the seal hashes after the text and of one
-                           # it hashes before it, each or 0
+GST = G(SYSV.args[5])      # a GCM function's hash state (aesgen_gcm_hash): y, the table's address,
+                           # then the addresses of a block the seal hashes after the text and of
+                           # one it hashes before it, each or 0; their offsets:
+GST_Y, GST_TABLE, GST_AFTER, GST_BEFORE = 0, 16, 24, 32
 HT = PTR                   # the GHASH table, loaded from the hash state
 
 
@@ -971,12 +972,11 @@ class GhashSide:
     Legacy SSE takes no unaligned memory operand: its table reads are loads into
     registers."""
 
-    def __init__(self, em: "LoopEmitter | None", prog: Program, isa: Isa, consts: Constants, fused: bool,
-                 data_note: str = "ciphertext to hash"):
+    def __init__(self, em: "LoopEmitter | None", prog: Program, isa: Isa, consts: Constants, fused: bool):
         if fused and isa.encoding == "evex":     # three-input XORs (vpternlogq): fewer operations
             prog = fuse_ternary(prog)
         prog = hoist_logic(prog)     # each product folded into its sum at once: fewer registers
-        self.em, self.prog, self.kind, self.consts, self.data_note = em, prog, isa.kind, consts, data_note
+        self.em, self.prog, self.kind, self.consts = em, prog, isa.kind, consts
         self.destructive = isa.encoding == "sse"
         last = {}
         for i, op in enumerate(prog.ops):
@@ -986,7 +986,7 @@ class GhashSide:
         self.last = last
         self.peak = self._translate(None, lambda off: M(IN, off), list(range(64)), None)[1]
 
-    def _translate(self, asm, data, pool: list[int], acc: V | None):
+    def _translate(self, asm, data, pool: list[int], acc: V | None, data_note: str = ""):
         kind, consts = self.kind, self.consts
         mask = self.em.bswap(kind) if self.em is not None else consts.bswap()
         free = list(pool)
@@ -1072,7 +1072,7 @@ class GhashSide:
                 continue
             d = take()
             if op.code == "vld":
-                emit("load", d, data(op.args[1]), note=self.data_note)
+                emit("load", d, data(op.args[1]), note=data_note)
             elif op.code == "bswap":
                 emit("shufb", d, a[0], mask)
             elif op.code == "swap64":
@@ -1090,11 +1090,11 @@ class GhashSide:
             vals[op.dst] = d
         return vals[out], peak
 
-    def emit(self, asm, data, pool: list[int], acc: V) -> None:
+    def emit(self, asm, data, pool: list[int], acc: V, data_note: str = "ciphertext to hash") -> None:
         """The program, then its blocks summed into acc's low block (the others zeroed):
-        the new y as a block integer."""
+        the new y as a block integer. data_note: what the data loads read."""
         em = self.em
-        r, _ = self._translate(asm, data, pool, acc.view(self.kind))
+        r, _ = self._translate(asm, data, pool, acc.view(self.kind), data_note)
         rest = [n for n in pool if n != r.n]
         lanes = r.width // 16
         parts = [V("xmm", n) for n in rest[:lanes - 1]]
@@ -1162,22 +1162,23 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, one_block: Program, fus
     em.load_resident_keys()
     em.keep_mask(2)
     ctr_setup(em, ctr)
-    a("loadg", HT, M(GST, 16), note="the GHASH table")
+    a("loadg", HT, M(GST, GST_TABLE), note="the GHASH table")
     em.kt.clobber(acc.n, "y")
-    a("load", acc.view("xmm"), M(GST, 0), note="y")
+    a("load", acc.view("xmm"), M(GST, GST_Y), note="y")
     a("shufb", acc.view("xmm"), acc.view("xmm"), em.bswap("xmm"), note="as a block integer")
 
-    def hash_one_block(slot: int, name: str, what: str) -> None:
+    block_side = GhashSide(em, one_block, replace(isa, vector_bits=128), consts, fused) if seal else None
+
+    def hash_one_block(slot: int, where: str) -> None:
         # ROUND is free outside a round loop: the block's address
-        skip = a.label(f"none_{name}")
-        a("loadg", ROUND, M(GST, slot), note=f"a block to hash {what} the text, or none")
+        skip = a.label(f"none_{where}")
+        a("loadg", ROUND, M(GST, slot), note=f"a block to hash {where} the text, or none")
         a("testg", ROUND, ROUND)
         a("jz", skip)
-        GhashSide(em, one_block, replace(isa, vector_bits=128), consts, fused,
-                  data_note=f"the block {what} the text").emit(a, lambda off: M(ROUND, off), pool, acc)
+        block_side.emit(a, lambda off: M(ROUND, off), pool, acc, data_note=f"the block {where} the text")
         a.place(skip)
     if seal:
-        hash_one_block(32, "before", "before")
+        hash_one_block(GST_BEFORE, "before")
     done = a.label("done")
     hashed_bytes = prog.memory("data").length
     hashes = 16 * chunk // hashed_bytes    # one after the other, through y
@@ -1228,9 +1229,9 @@ def emit_gcm(em: LoopEmitter, seal: bool, prog: Program, one_block: Program, fus
         hash_chunk(a, previous)
     a.place(done)
     if seal:
-        hash_one_block(24, "after", "after")
+        hash_one_block(GST_AFTER, "after")
     a("shufb", acc.view("xmm"), acc.view("xmm"), em.bswap("xmm"))
-    a("store", M(GST, 0), acc.view("xmm"), note="y for the caller")
+    a("store", M(GST, GST_Y), acc.view("xmm"), note="y for the caller")
     em.ret()
 
 
